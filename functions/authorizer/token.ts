@@ -1,0 +1,37 @@
+import type { APIGatewayAuthorizerResult, APIGatewayTokenAuthorizerEvent } from "aws-lambda";
+import { bearerToken } from "../shared/api-key-format.ts";
+import { resolveApiKey } from "../shared/db/organizations.ts";
+import { logger } from "../shared/logger.ts";
+
+/**
+ * TOKEN authorizer: `Authorization: Bearer <key>` → the key's organization. Throwing the exact
+ * message "Unauthorized" is how a TOKEN authorizer makes API Gateway answer 401; the gateway
+ * response then rewrites that into the error envelope.
+ *
+ * The policy allows every method of the stage, not just `methodArn`: API Gateway caches the policy
+ * per token, and a policy naming one route would deny the key on every other route while cached.
+ */
+export async function handler(event: APIGatewayTokenAuthorizerEvent): Promise<APIGatewayAuthorizerResult> {
+  const key = bearerToken(event.authorizationToken);
+  if (!key) throw new Error("Unauthorized");
+  const record = await resolveApiKey(key);
+  if (!record) {
+    logger.info("rejected an unknown API key");
+    throw new Error("Unauthorized");
+  }
+  return {
+    principalId: record.organizationId,
+    usageIdentifierKey: record.usageKey,
+    context: { organizationId: record.organizationId, keyId: record.keyId },
+    policyDocument: {
+      Version: "2012-10-17",
+      Statement: [{ Action: "execute-api:Invoke", Effect: "Allow", Resource: stageWildcard(event.methodArn) }],
+    },
+  };
+}
+
+/** `arn:aws:execute-api:region:account:api/stage/METHOD/path` → `arn:...:api/stage/*` */
+export function stageWildcard(methodArn: string): string {
+  const [prefix, apiId, stage] = methodArn.split("/");
+  return `${prefix}/${apiId}/${stage}/*`;
+}

@@ -1,0 +1,9 @@
+import { created, httpHandler } from "../../shared/http.ts";
+import { enableHosting } from "../../shared/db/hosting.ts";
+import { namespacePath } from "../../shared/domain/params.ts";
+import { hostingToWire } from "../../shared/domain/hosting.ts";
+
+/** Enables hosting with its defaults. The body is ignored (the agentset SDK sends `{}`). */
+export const handler = httpHandler({ path: namespacePath, namespace: "active" }, async ({ namespace }) =>
+  created(hostingToWire(await enableHosting(namespace))),
+);

@@ -1,0 +1,9 @@
+import { httpHandler, ok } from "../../shared/http.ts";
+import { updateHosting } from "../../shared/db/hosting.ts";
+import { namespacePath } from "../../shared/domain/params.ts";
+import { hostingToWire, updateHostingBody } from "../../shared/domain/hosting.ts";
+
+export const handler = httpHandler(
+  { path: namespacePath, namespace: "active", body: updateHostingBody },
+  async ({ namespace, body }) => ok(hostingToWire(await updateHosting(namespace.id, body))),
+);

@@ -1,0 +1,8 @@
+import { created, httpHandler } from "../../shared/http.ts";
+import { createNamespace } from "../../shared/db/namespaces.ts";
+import { createNamespaceBody, namespaceToWire } from "../../shared/domain/namespace.ts";
+
+export const handler = httpHandler({ body: createNamespaceBody }, async ({ auth, body }) => {
+  const namespace = await createNamespace(auth.organizationId, body);
+  return created(namespaceToWire(namespace));
+});

@@ -1,0 +1,132 @@
+import { randomBytes } from "node:crypto";
+import { GetCommand, TransactWriteCommand } from "@aws-sdk/lib-dynamodb";
+import { dynamo } from "../aws-clients.ts";
+import { config } from "../env.ts";
+import { conflict, isConditionFailure, notFound } from "../errors.ts";
+import { nowIso } from "../time.ts";
+import { applyHostingPatch, type HostingPatch, type HostingRecord, newHosting } from "../domain/hosting.ts";
+import type { NamespaceRecord } from "../domain/namespace.ts";
+import { cancellationReasons, toRecord } from "./items.ts";
+import { keys } from "./keys.ts";
+
+const SLUG_ALPHABET = "abcdefghijklmnopqrstuvwxyz0123456789";
+
+function randomSlugSuffix(length = 10): string {
+  const bytes = randomBytes(length);
+  return Array.from(bytes, (byte) => SLUG_ALPHABET[byte % SLUG_ALPHABET.length]).join("");
+}
+
+export async function getHosting(namespaceId: string): Promise<HostingRecord | null> {
+  const result = await dynamo().send(
+    new GetCommand({ TableName: config.tableName(), Key: keys.hosting(namespaceId), ConsistentRead: true }),
+  );
+  return result.Item ? toRecord<HostingRecord>(result.Item) : null;
+}
+
+export async function requireHosting(namespaceId: string): Promise<HostingRecord> {
+  const hosting = await getHosting(namespaceId);
+  if (!hosting) throw notFound(`Hosting is not enabled for namespace ${namespaceId}.`);
+  return hosting;
+}
+
+function hostingItem(record: HostingRecord) {
+  return { ...keys.hosting(record.namespaceId), entityType: "Hosting", ...record };
+}
+
+function slugReservation(slug: string, namespaceId: string) {
+  return {
+    Put: {
+      TableName: config.tableName(),
+      Item: { ...keys.hostingSlug(slug), entityType: "HostingSlug", namespaceId },
+      ConditionExpression: "attribute_not_exists(PK)",
+    },
+  };
+}
+
+/** Enables hosting with its defaults; 409 when it is already enabled. Hosting slugs are global. */
+export async function enableHosting(namespace: NamespaceRecord): Promise<HostingRecord> {
+  // A generated slug can collide with one chosen by hand; a fresh suffix settles it.
+  for (let attempt = 0; attempt < 3; attempt += 1) {
+    const record = newHosting(namespace, randomSlugSuffix(), nowIso());
+    try {
+      await dynamo().send(
+        new TransactWriteCommand({
+          TransactItems: [
+            { Put: { TableName: config.tableName(), Item: hostingItem(record), ConditionExpression: "attribute_not_exists(PK)" } },
+            slugReservation(record.slug, namespace.id),
+          ],
+        }),
+      );
+      return record;
+    } catch (error) {
+      if (!isConditionFailure(error)) throw error;
+      if (cancellationReasons(error)[0] === "ConditionalCheckFailed") {
+        throw conflict(`Hosting is already enabled for namespace ${namespace.id}.`);
+      }
+    }
+  }
+  throw conflict("Could not reserve a unique hosting slug; retry.");
+}
+
+export async function updateHosting(namespaceId: string, patch: HostingPatch): Promise<HostingRecord> {
+  const current = await requireHosting(namespaceId);
+  const next = applyHostingPatch(current, patch, nowIso());
+  const table = config.tableName();
+  const slugChanged = next.slug !== current.slug;
+  try {
+    await dynamo().send(
+      new TransactWriteCommand({
+        TransactItems: [
+          {
+            Put: {
+              TableName: table,
+              Item: hostingItem(next),
+              // Optimistic concurrency: a concurrent update or delete makes this one fail cleanly.
+              ConditionExpression: "updatedAt = :seen",
+              ExpressionAttributeValues: { ":seen": current.updatedAt },
+            },
+          },
+          ...(slugChanged
+            ? [slugReservation(next.slug, namespaceId), { Delete: { TableName: table, Key: keys.hostingSlug(current.slug) } }]
+            : []),
+        ],
+      }),
+    );
+  } catch (error) {
+    if (!isConditionFailure(error)) throw error;
+    if (cancellationReasons(error)[1] === "ConditionalCheckFailed") throw conflict(`Hosting slug "${next.slug}" is taken.`);
+    throw conflict(`Hosting of namespace ${namespaceId} changed while it was being updated; retry.`);
+  }
+  return next;
+}
+
+/** Deletes hosting and returns the record as it was; 404 when hosting is not enabled. */
+export async function deleteHosting(namespaceId: string): Promise<HostingRecord> {
+  const current = await requireHosting(namespaceId);
+  try {
+    await removeHosting(current, true);
+  } catch (error) {
+    if (isConditionFailure(error)) throw conflict(`Hosting of namespace ${namespaceId} changed while it was being deleted; retry.`);
+    throw error;
+  }
+  return current;
+}
+
+/** Removes a hosting record and its slug; `exact` refuses if the record changed since it was read. */
+export async function removeHosting(current: HostingRecord, exact: boolean): Promise<void> {
+  const table = config.tableName();
+  await dynamo().send(
+    new TransactWriteCommand({
+      TransactItems: [
+        {
+          Delete: {
+            TableName: table,
+            Key: keys.hosting(current.namespaceId),
+            ...(exact ? { ConditionExpression: "updatedAt = :seen", ExpressionAttributeValues: { ":seen": current.updatedAt } } : {}),
+          },
+        },
+        { Delete: { TableName: table, Key: keys.hostingSlug(current.slug) } },
+      ],
+    }),
+  );
+}

@@ -1,0 +1,96 @@
+import { INDEX, LIST_SORT_KEY } from "./table-schema.ts";
+
+/**
+ * Every key of the single table is built here and nowhere else. Base-table keys give each entity its
+ * own partition (`<KIND>#<id>`); list indexes group records by scope, tenant and status so that a
+ * page costs the same however large the namespace grows.
+ */
+export interface TableKey {
+  PK: string;
+  SK: string;
+}
+
+export const keys = {
+  organization: (organizationId: string): TableKey => ({ PK: `ORG#${organizationId}`, SK: "ORG" }),
+  organizationName: (name: string): TableKey => ({ PK: `ORGNAME#${name}`, SK: "ORGNAME" }),
+  apiKey: (keyHash: string): TableKey => ({ PK: `APIKEY#${keyHash}`, SK: "APIKEY" }),
+  namespace: (namespaceId: string): TableKey => ({ PK: `NS#${namespaceId}`, SK: "NS" }),
+  namespaceSlug: (organizationId: string, slug: string): TableKey => ({
+    PK: `ORG#${organizationId}#NSSLUG#${slug}`,
+    SK: "NSSLUG",
+  }),
+  hosting: (namespaceId: string): TableKey => ({ PK: `NS#${namespaceId}`, SK: "HOSTING" }),
+  hostingSlug: (slug: string): TableKey => ({ PK: `HOSTINGSLUG#${slug}`, SK: "HOSTINGSLUG" }),
+  ingestJob: (jobId: string): TableKey => ({ PK: `JOB#${jobId}`, SK: "JOB" }),
+  document: (documentId: string): TableKey => ({ PK: `DOC#${documentId}`, SK: "DOC" }),
+  externalId: (namespaceId: string, externalId: string): TableKey => ({
+    PK: `NS#${namespaceId}#EXTID#${externalId}`,
+    SK: "EXTID",
+  }),
+  /** A record that holds a secret the service generates for itself (for example the cursor key). */
+  serviceSecret: (name: string): TableKey => ({ PK: `SECRET#${name}`, SK: "SECRET" }),
+};
+
+export function listSortKey(createdAt: string, id: string): string {
+  return `${createdAt}#${id}`;
+}
+
+/** Collections that the list indexes partition. */
+export function organizationListPartition(collection: "NAMESPACES" | "APIKEYS", organizationId: string): string {
+  return `ORG#${organizationId}#${collection}`;
+}
+
+/** Index attributes of an organization-level record: namespaces and API keys of one organization. */
+export function organizationListKeys(collection: "NAMESPACES" | "APIKEYS", organizationId: string, createdAt: string, id: string) {
+  return { [INDEX.scope.partitionKey]: organizationListPartition(collection, organizationId), [LIST_SORT_KEY]: listSortKey(createdAt, id) };
+}
+
+export const ALL_ORGANIZATIONS_PARTITION = "ORGS";
+
+export function allOrganizationsListKeys(createdAt: string, id: string) {
+  return { [INDEX.scope.partitionKey]: ALL_ORGANIZATIONS_PARTITION, [LIST_SORT_KEY]: listSortKey(createdAt, id) };
+}
+
+export interface ListScope {
+  collection: "JOBS" | "DOCS";
+  namespaceId: string;
+  tenantId: string | null;
+  status: string | null;
+}
+
+/** Partition value of one list index for a scope; `null` when the scope does not use that index. */
+export function listPartition(index: "scope" | "tenant" | "status" | "tenantStatus", scope: ListScope): string | null {
+  const base = `NS#${scope.namespaceId}#${scope.collection}`;
+  switch (index) {
+    case "scope":
+      return base;
+    case "tenant":
+      return scope.tenantId === null ? null : `${base}#T#${scope.tenantId}`;
+    case "status":
+      return scope.status === null ? null : `${base}#S#${scope.status}`;
+    case "tenantStatus":
+      return scope.tenantId === null || scope.status === null ? null : `${base}#T#${scope.tenantId}#S#${scope.status}`;
+  }
+}
+
+export function parentPartition(jobId: string): string {
+  return `JOB#${jobId}#DOCS`;
+}
+
+/**
+ * All list-index attributes of a job or document. Status-bearing partitions change with the status,
+ * so every status write goes through this function too.
+ */
+export function listIndexAttributes(
+  collection: "JOBS" | "DOCS",
+  record: { namespaceId: string; tenantId: string | null; status: string; createdAt: string; id: string; ingestJobId?: string },
+): Record<string, string> {
+  const scope: ListScope = { collection, namespaceId: record.namespaceId, tenantId: record.tenantId, status: record.status };
+  const attributes: Record<string, string> = { [LIST_SORT_KEY]: listSortKey(record.createdAt, record.id) };
+  for (const index of ["scope", "tenant", "status", "tenantStatus"] as const) {
+    const partition = listPartition(index, scope);
+    if (partition !== null) attributes[INDEX[index].partitionKey] = partition;
+  }
+  if (record.ingestJobId) attributes[INDEX.parent.partitionKey] = parentPartition(record.ingestJobId);
+  return attributes;
+}

@@ -1,0 +1,195 @@
+import { GetCommand, TransactWriteCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
+import { dynamo } from "../aws-clients.ts";
+import { config } from "../env.ts";
+import { conflict, forbidden, isConditionFailure, notFound } from "../errors.ts";
+import { newId } from "../ids.ts";
+import { nowIso } from "../time.ts";
+import {
+  defaultEmbeddingConfig,
+  type EmbeddingConfig,
+  type NamespaceRecord,
+  type VectorStoreConfig,
+} from "../domain/namespace.ts";
+import { cancellationReasons, toRecord } from "./items.ts";
+import { keys, organizationListKeys, organizationListPartition } from "./keys.ts";
+import { queryWholePartition } from "./query.ts";
+
+export type NamespaceAccess = "active" | "any";
+
+export async function getNamespace(namespaceId: string): Promise<NamespaceRecord | null> {
+  const result = await dynamo().send(
+    new GetCommand({ TableName: config.tableName(), Key: keys.namespace(namespaceId), ConsistentRead: true }),
+  );
+  return result.Item ? toRecord<NamespaceRecord>(result.Item) : null;
+}
+
+/**
+ * The namespace addressed by a request: 404 when it does not exist, 403 when another organization
+ * owns it, and with `active` access 409 when it is being deleted.
+ */
+export async function loadNamespaceForOrganization(
+  organizationId: string,
+  namespaceId: string,
+  access: NamespaceAccess,
+): Promise<NamespaceRecord> {
+  const namespace = await getNamespace(namespaceId);
+  if (!namespace) throw notFound(`Namespace ${namespaceId} not found.`);
+  if (namespace.organizationId !== organizationId) {
+    throw forbidden(`Namespace ${namespaceId} belongs to another organization.`);
+  }
+  if (access === "active" && namespace.status !== "ACTIVE") {
+    throw conflict(`Namespace ${namespaceId} is being deleted.`);
+  }
+  return namespace;
+}
+
+export async function listNamespaces(organizationId: string): Promise<NamespaceRecord[]> {
+  const items = await queryWholePartition("scope", organizationListPartition("NAMESPACES", organizationId));
+  return items.map((item) => toRecord<NamespaceRecord>(item));
+}
+
+export interface CreateNamespaceInput {
+  name: string;
+  slug: string;
+  embeddingConfig?: EmbeddingConfig;
+  vectorStoreConfig?: VectorStoreConfig;
+}
+
+export async function createNamespace(organizationId: string, input: CreateNamespaceInput): Promise<NamespaceRecord> {
+  const now = nowIso();
+  const record: NamespaceRecord = {
+    id: newId("namespace"),
+    name: input.name,
+    slug: input.slug,
+    organizationId,
+    status: "ACTIVE",
+    createdAt: now,
+    updatedAt: now,
+    embeddingConfig: input.embeddingConfig ?? defaultEmbeddingConfig(config.defaultEmbeddingProvider()),
+    vectorStoreConfig: input.vectorStoreConfig ?? { provider: "MANAGED_VECTORSTORE" },
+  };
+  try {
+    await dynamo().send(
+      new TransactWriteCommand({
+        TransactItems: [
+          {
+            Put: {
+              TableName: config.tableName(),
+              Item: {
+                ...keys.namespace(record.id),
+                ...organizationListKeys("NAMESPACES", organizationId, now, record.id),
+                entityType: "Namespace",
+                ...record,
+              },
+              ConditionExpression: "attribute_not_exists(PK)",
+            },
+          },
+          slugReservation(organizationId, record.slug, record.id),
+        ],
+      }),
+    );
+  } catch (error) {
+    if (isConditionFailure(error)) throw conflict(`A namespace with slug "${record.slug}" already exists.`);
+    throw error;
+  }
+  return record;
+}
+
+function slugReservation(organizationId: string, slug: string, namespaceId: string) {
+  return {
+    Put: {
+      TableName: config.tableName(),
+      Item: { ...keys.namespaceSlug(organizationId, slug), entityType: "NamespaceSlug", namespaceId },
+      ConditionExpression: "attribute_not_exists(PK)",
+    },
+  };
+}
+
+export async function updateNamespace(
+  namespace: NamespaceRecord,
+  patch: { name?: string; slug?: string },
+): Promise<NamespaceRecord> {
+  const name = patch.name ?? namespace.name;
+  const slug = patch.slug ?? namespace.slug;
+  if (name === namespace.name && slug === namespace.slug) return namespace;
+  const updated: NamespaceRecord = { ...namespace, name, slug, updatedAt: nowIso() };
+  const table = config.tableName();
+  const slugChanged = slug !== namespace.slug;
+  try {
+    await dynamo().send(
+      new TransactWriteCommand({
+        TransactItems: [
+          {
+            Update: {
+              TableName: table,
+              Key: keys.namespace(namespace.id),
+              UpdateExpression: "SET #name = :name, slug = :slug, updatedAt = :now",
+              ConditionExpression: "#status = :active AND slug = :oldSlug",
+              ExpressionAttributeNames: { "#name": "name", "#status": "status" },
+              ExpressionAttributeValues: {
+                ":name": name,
+                ":slug": slug,
+                ":now": updated.updatedAt,
+                ":active": "ACTIVE",
+                ":oldSlug": namespace.slug,
+              },
+            },
+          },
+          ...(slugChanged
+            ? [
+                slugReservation(namespace.organizationId, slug, namespace.id),
+                { Delete: { TableName: table, Key: keys.namespaceSlug(namespace.organizationId, namespace.slug) } },
+              ]
+            : []),
+        ],
+      }),
+    );
+  } catch (error) {
+    if (!isConditionFailure(error)) throw error;
+    const reasons = cancellationReasons(error);
+    if (reasons[1] === "ConditionalCheckFailed") throw conflict(`A namespace with slug "${slug}" already exists.`);
+    throw conflict(`Namespace ${namespace.id} changed while it was being updated (or is being deleted); retry.`);
+  }
+  return updated;
+}
+
+/** Marks the namespace DELETING; 409 if a deletion is already under way. */
+export async function markNamespaceDeleting(namespace: NamespaceRecord): Promise<NamespaceRecord> {
+  const now = nowIso();
+  try {
+    await dynamo().send(
+      new UpdateCommand({
+        TableName: config.tableName(),
+        Key: keys.namespace(namespace.id),
+        UpdateExpression: "SET #status = :deleting, updatedAt = :now",
+        ConditionExpression: "#status = :active",
+        ExpressionAttributeNames: { "#status": "status" },
+        ExpressionAttributeValues: { ":deleting": "DELETING", ":active": "ACTIVE", ":now": now },
+      }),
+    );
+  } catch (error) {
+    if (isConditionFailure(error)) throw conflict(`Namespace ${namespace.id} is already being deleted.`);
+    throw error;
+  }
+  return { ...namespace, status: "DELETING", updatedAt: now };
+}
+
+/** Removes the namespace record and its slug reservation: the last step of the deletion cascade. */
+export async function removeNamespaceRecord(namespace: NamespaceRecord): Promise<void> {
+  const table = config.tableName();
+  await dynamo().send(
+    new TransactWriteCommand({
+      TransactItems: [
+        { Delete: { TableName: table, Key: keys.namespace(namespace.id) } },
+        {
+          Delete: {
+            TableName: table,
+            Key: keys.namespaceSlug(namespace.organizationId, namespace.slug),
+            ConditionExpression: "attribute_not_exists(PK) OR namespaceId = :id",
+            ExpressionAttributeValues: { ":id": namespace.id },
+          },
+        },
+      ],
+    }),
+  );
+}

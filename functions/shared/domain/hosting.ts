@@ -1,0 +1,175 @@
+import { z } from "zod";
+
+export const RERANK_MODELS = [
+  "cohere:rerank-v4.0-pro",
+  "cohere:rerank-v4.0-fast",
+  "cohere:rerank-v3.5",
+  "cohere:rerank-english-v3.0",
+  "cohere:rerank-multilingual-v3.0",
+  "zeroentropy:zerank-2",
+  "zeroentropy:zerank-1",
+  "zeroentropy:zerank-1-small",
+] as const;
+
+export const LLM_MODELS = [
+  "openai:gpt-5.5",
+  "openai:gpt-4.1",
+  "openai:gpt-5.2",
+  "openai:gpt-5.1",
+  "openai:gpt-5",
+  "openai:gpt-5-mini",
+  "openai:gpt-5-nano",
+] as const;
+
+export const DEFAULT_RERANK_CONFIG = { model: RERANK_MODELS[0], limit: 15 };
+export const DEFAULT_LLM_CONFIG = { model: LLM_MODELS[0] };
+export const DEFAULT_HOSTING_TOP_K = 50;
+
+export const hostingSlug = z
+  .string()
+  .regex(/^[a-z0-9-]{2,48}$/, "must be 2 to 48 characters: lowercase letters, digits or hyphens");
+
+const httpsUrl = z
+  .string()
+  .max(2048)
+  .refine((value) => {
+    try {
+      return new URL(value).protocol === "https:";
+    } catch {
+      return false;
+    }
+  }, "must be an https URL");
+
+const shortList = z.array(z.string().trim().min(1).max(300)).max(4);
+
+export const updateHostingBody = z.object({
+  title: z.string().trim().min(1).max(128).optional(),
+  slug: hostingSlug.optional(),
+  logo: httpsUrl.nullable().optional(),
+  ogImage: httpsUrl.nullable().optional(),
+  ogTitle: z.string().trim().max(70).nullable().optional(),
+  ogDescription: z.string().trim().max(200).nullable().optional(),
+  protected: z.boolean().optional(),
+  allowedEmails: z
+    .array(z.string().trim().toLowerCase().pipe(z.email()))
+    .max(1000)
+    .optional(),
+  allowedEmailDomains: z
+    .array(
+      z
+        .string()
+        .trim()
+        .toLowerCase()
+        .regex(/^(?=.{1,253}$)([a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}$/, "must be a domain name"),
+    )
+    .max(1000)
+    .optional(),
+  systemPrompt: z.string().max(20_000).nullable().optional(),
+  exampleQuestions: shortList.optional(),
+  exampleSearchQueries: shortList.optional(),
+  welcomeMessage: z.string().max(2000).optional(),
+  citationMetadataPath: z.string().max(256).optional(),
+  searchEnabled: z.boolean().optional(),
+  rerankModel: z.enum(RERANK_MODELS).optional(),
+  rerankLimit: z.number().int().min(1).max(100).optional(),
+  llmModel: z.enum(LLM_MODELS).optional(),
+  topK: z.number().int().min(1).max(100).optional(),
+});
+
+export type HostingPatch = z.output<typeof updateHostingBody>;
+
+export interface HostingRecord {
+  namespaceId: string;
+  title: string | null;
+  slug: string;
+  logo: string | null;
+  ogTitle: string | null;
+  ogDescription: string | null;
+  ogImage: string | null;
+  systemPrompt: string | null;
+  exampleQuestions: string[];
+  exampleSearchQueries: string[];
+  welcomeMessage: string | null;
+  citationMetadataPath: string | null;
+  searchEnabled: boolean;
+  rerankConfig: { model: string; limit: number };
+  llmConfig: { model: string };
+  topK: number;
+  protected: boolean;
+  allowedEmails: string[];
+  allowedEmailDomains: string[];
+  createdAt: string;
+  updatedAt: string;
+}
+
+export const HOSTING_FIELDS = [
+  "namespaceId",
+  "title",
+  "slug",
+  "logo",
+  "ogTitle",
+  "ogDescription",
+  "ogImage",
+  "systemPrompt",
+  "exampleQuestions",
+  "exampleSearchQueries",
+  "welcomeMessage",
+  "citationMetadataPath",
+  "searchEnabled",
+  "rerankConfig",
+  "llmConfig",
+  "topK",
+  "protected",
+  "allowedEmails",
+  "allowedEmailDomains",
+  "createdAt",
+  "updatedAt",
+] as const satisfies readonly (keyof HostingRecord)[];
+
+export function newHosting(namespace: { id: string; name: string; slug: string }, slugSuffix: string, now: string): HostingRecord {
+  return {
+    namespaceId: namespace.id,
+    title: namespace.name,
+    slug: `${namespace.slug.slice(0, 37)}-${slugSuffix}`,
+    logo: null,
+    ogTitle: null,
+    ogDescription: null,
+    ogImage: null,
+    systemPrompt: null,
+    exampleQuestions: [],
+    exampleSearchQueries: [],
+    welcomeMessage: null,
+    citationMetadataPath: null,
+    searchEnabled: true,
+    rerankConfig: DEFAULT_RERANK_CONFIG,
+    llmConfig: DEFAULT_LLM_CONFIG,
+    topK: DEFAULT_HOSTING_TOP_K,
+    protected: true,
+    allowedEmails: [],
+    allowedEmailDomains: [],
+    createdAt: now,
+    updatedAt: now,
+  };
+}
+
+/** Applies a validated patch. An empty string prompt means "use the platform default", stored as null. */
+export function applyHostingPatch(current: HostingRecord, patch: HostingPatch, now: string): HostingRecord {
+  const { rerankModel, rerankLimit, llmModel, systemPrompt, ...plain } = patch;
+  const next: HostingRecord = { ...current };
+  for (const [key, value] of Object.entries(plain)) {
+    if (value !== undefined) (next as unknown as Record<string, unknown>)[key] = value;
+  }
+  if (systemPrompt !== undefined) next.systemPrompt = systemPrompt === "" ? null : systemPrompt;
+  if (rerankModel !== undefined || rerankLimit !== undefined) {
+    next.rerankConfig = { model: rerankModel ?? current.rerankConfig.model, limit: rerankLimit ?? current.rerankConfig.limit };
+  }
+  if (llmModel !== undefined) next.llmConfig = { model: llmModel };
+  next.updatedAt = now;
+  return next;
+}
+
+export function hostingToWire(record: HostingRecord): HostingRecord {
+  const wire = {} as Record<string, unknown>;
+  for (const field of HOSTING_FIELDS) wire[field] = record[field];
+  return wire as unknown as HostingRecord;
+}

@@ -1,0 +1,21 @@
+/**
+ * Names of the environment variables the functions read. Shared with `lib/` so the CDK stack and
+ * the local stack set exactly what the functions expect.
+ */
+export const ENV = {
+  tableName: "TABLE_NAME",
+  bucketName: "BUCKET_NAME",
+  ingestQueueUrl: "INGEST_QUEUE_URL",
+  deleteQueueUrl: "DELETE_QUEUE_URL",
+  stage: "STAGE",
+  defaultEmbeddingProvider: "DEFAULT_EMBEDDING_PROVIDER",
+  vectorStoreBackend: "VECTOR_STORE_BACKEND",
+  vectorBucketName: "VECTOR_BUCKET_NAME",
+  uploadUrlTtlSeconds: "UPLOAD_URL_TTL_SECONDS",
+  downloadUrlTtlSeconds: "DOWNLOAD_URL_TTL_SECONDS",
+  maxUploadBytes: "MAX_UPLOAD_BYTES",
+  allowPrivateFileUrls: "ALLOW_PRIVATE_FILE_URLS",
+  maxReceiveCount: "MAX_RECEIVE_COUNT",
+} as const;
+
+export type EnvName = (typeof ENV)[keyof typeof ENV];

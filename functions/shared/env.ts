@@ -1,0 +1,35 @@
+import { ENV } from "./env-names.ts";
+
+/**
+ * Configuration read from the environment. Read on use rather than at import so that the local
+ * stack and tests can point a fresh process at fresh resources before the first call.
+ */
+function required(name: string): string {
+  const value = process.env[name];
+  if (!value) throw new Error(`environment variable ${name} is not set`);
+  return value;
+}
+
+function positiveInt(name: string, fallback: number): number {
+  const raw = process.env[name];
+  if (raw === undefined || raw === "") return fallback;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value <= 0) throw new Error(`environment variable ${name} must be a positive integer`);
+  return value;
+}
+
+export const config = {
+  tableName: () => required(ENV.tableName),
+  bucketName: () => required(ENV.bucketName),
+  ingestQueueUrl: () => required(ENV.ingestQueueUrl),
+  deleteQueueUrl: () => required(ENV.deleteQueueUrl),
+  stage: () => process.env[ENV.stage] ?? "dev",
+  defaultEmbeddingProvider: () => process.env[ENV.defaultEmbeddingProvider] ?? "LOCAL",
+  vectorStoreBackend: () => process.env[ENV.vectorStoreBackend] ?? "embedded",
+  vectorBucketName: () => required(ENV.vectorBucketName),
+  uploadUrlTtlSeconds: () => positiveInt(ENV.uploadUrlTtlSeconds, 3600),
+  downloadUrlTtlSeconds: () => positiveInt(ENV.downloadUrlTtlSeconds, 3600),
+  maxUploadBytes: () => positiveInt(ENV.maxUploadBytes, 200 * 1024 * 1024),
+  allowPrivateFileUrls: () => process.env[ENV.allowPrivateFileUrls] === "true",
+  maxReceiveCount: () => positiveInt(ENV.maxReceiveCount, 5),
+};

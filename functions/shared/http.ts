@@ -1,0 +1,168 @@
+import middy from "@middy/core";
+import { injectLambdaContext } from "@aws-lambda-powertools/logger/middleware";
+import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from "aws-lambda";
+import type { z } from "zod";
+import { errorEnvelope, INTERNAL_ERROR_MESSAGE, JSON_CONTENT_TYPE } from "./api-errors.ts";
+import { AppError, badRequest, isAppError, unprocessable } from "./errors.ts";
+import { logger } from "./logger.ts";
+import { loadNamespaceForOrganization, type NamespaceAccess } from "./db/namespaces.ts";
+import type { NamespaceRecord } from "./domain/namespace.ts";
+
+export interface AuthContext {
+  organizationId: string;
+  keyId: string;
+}
+
+export interface Reply {
+  status: number;
+  data: unknown;
+  extra?: Record<string, unknown>;
+  headers?: Record<string, string>;
+}
+
+export const ok = (data: unknown, extra?: Record<string, unknown>): Reply => ({ status: 200, data, extra });
+export const created = (data: unknown): Reply => ({ status: 201, data });
+
+type Schema = z.ZodType;
+type Out<S> = S extends z.ZodType ? z.output<S> : undefined;
+
+export interface HandlerSpec<P extends Schema | undefined, Q extends Schema | undefined, B extends Schema | undefined> {
+  /** Path parameters; a failure is a 400 (a malformed id is a bad request, not a bad document). */
+  path?: P;
+  /** Query string; a failure is a 422 naming the parameter. */
+  query?: Q;
+  /** JSON body; invalid JSON is a 400, a schema failure a 422 naming the field. */
+  body?: B;
+  /** Honour `x-tenant-id`. Routes that do not scope by tenant ignore the header. */
+  tenant?: boolean;
+  /**
+   * Resolve `{namespaceId}` for the caller's organization before anything else is validated:
+   * `active` refuses a namespace that is being deleted (409), `any` accepts it.
+   */
+  namespace?: NamespaceAccess;
+}
+
+export interface HttpRequest<P, Q, B> {
+  path: P;
+  query: Q;
+  body: B;
+  auth: AuthContext;
+  tenantId: string | null;
+  namespace: NamespaceRecord;
+  event: APIGatewayProxyEvent;
+  context: Context;
+}
+
+const TENANT_PATTERN = /^[A-Za-z0-9]{1,64}$/;
+
+/**
+ * The one middy stack every HTTP handler is built with. Validation runs in a fixed order, so the
+ * same bad request always gets the same error: path (400), tenant header (400), namespace
+ * (404/403/409), body JSON (400), query (422), body schema (422). Every failure, expected or not, leaves as
+ * the error envelope.
+ */
+export function httpHandler<
+  P extends Schema | undefined = undefined,
+  Q extends Schema | undefined = undefined,
+  B extends Schema | undefined = undefined,
+>(spec: HandlerSpec<P, Q, B>, fn: (request: HttpRequest<Out<P>, Out<Q>, Out<B>>) => Promise<Reply>) {
+  const core = async (event: APIGatewayProxyEvent, context: Context): Promise<APIGatewayProxyResult> => {
+    const auth = readAuthContext(event);
+    const path = spec.path ? parseWith(spec.path, event.pathParameters ?? {}, "bad_request") : undefined;
+    const tenantId = spec.tenant ? readTenant(event) : null;
+    const namespace = spec.namespace
+      ? await loadNamespaceForOrganization(auth.organizationId, String((event.pathParameters ?? {}).namespaceId), spec.namespace)
+      : (undefined as unknown as NamespaceRecord);
+    const rawBody = spec.body ? readJsonBody(event) : undefined;
+    const query = spec.query ? parseWith(spec.query, event.queryStringParameters ?? {}, "unprocessable_entity") : undefined;
+    const body = spec.body ? parseWith(spec.body, rawBody, "unprocessable_entity") : undefined;
+    const reply = await fn({
+      path: path as Out<P>,
+      query: query as Out<Q>,
+      body: body as Out<B>,
+      auth,
+      tenantId,
+      namespace,
+      event,
+      context,
+    });
+    return {
+      statusCode: reply.status,
+      headers: { "content-type": JSON_CONTENT_TYPE, "cache-control": "no-store", ...reply.headers },
+      body: JSON.stringify({ success: true, data: reply.data, ...reply.extra }),
+    };
+  };
+  return middy(core).use(injectLambdaContext(logger, { resetKeys: true })).use(errorEnvelopeMiddleware());
+}
+
+/** Maps anything a handler throws to the envelope; unexpected errors are logged and hidden. */
+function errorEnvelopeMiddleware(): middy.MiddlewareObj<APIGatewayProxyEvent, APIGatewayProxyResult> {
+  return {
+    onError: async (request) => {
+      const error = request.error;
+      let appError: AppError;
+      if (isAppError(error)) {
+        appError = error;
+      } else {
+        logger.error("unhandled error", error as Error);
+        appError = new AppError("internal_server_error", INTERNAL_ERROR_MESSAGE);
+      }
+      request.response = {
+        statusCode: appError.status,
+        headers: { "content-type": JSON_CONTENT_TYPE, "cache-control": "no-store", ...appError.headers },
+        body: JSON.stringify(errorEnvelope(appError.code, appError.message)),
+      };
+    },
+  };
+}
+
+function readAuthContext(event: APIGatewayProxyEvent): AuthContext {
+  const authorizer = event.requestContext?.authorizer ?? {};
+  const organizationId = authorizer.organizationId;
+  if (typeof organizationId !== "string" || organizationId === "") {
+    // The authorizer always supplies it; reaching here means the route was exposed without it.
+    throw new AppError("unauthorized", "Missing or invalid API key.");
+  }
+  return { organizationId, keyId: String(authorizer.keyId ?? "") };
+}
+
+export function headerValue(event: APIGatewayProxyEvent, name: string): string | undefined {
+  const wanted = name.toLowerCase();
+  for (const [key, value] of Object.entries(event.headers ?? {})) {
+    if (key.toLowerCase() === wanted && value !== undefined) return value;
+  }
+  return undefined;
+}
+
+function readTenant(event: APIGatewayProxyEvent): string | null {
+  const value = headerValue(event, "x-tenant-id");
+  if (value === undefined) return null;
+  if (!TENANT_PATTERN.test(value)) {
+    throw badRequest("Invalid x-tenant-id header: it must be 1 to 64 letters or digits.");
+  }
+  return value;
+}
+
+function readJsonBody(event: APIGatewayProxyEvent): unknown {
+  if (event.body === null || event.body === undefined || event.body === "") return {};
+  const text = event.isBase64Encoded ? Buffer.from(event.body, "base64").toString("utf8") : event.body;
+  if (text.trim() === "") return {};
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw badRequest("The request body is not valid JSON.");
+  }
+}
+
+function parseWith(schema: z.ZodType, input: unknown, code: "bad_request" | "unprocessable_entity"): unknown {
+  const result = schema.safeParse(input);
+  if (result.success) return result.data;
+  const message = formatIssue(result.error.issues[0]);
+  throw code === "bad_request" ? badRequest(message) : unprocessable(message);
+}
+
+export function formatIssue(issue: z.core.$ZodIssue | undefined): string {
+  if (!issue) return "The request is invalid.";
+  const path = issue.path.map(String).join(".");
+  return path ? `${path}: ${issue.message}` : issue.message;
+}

@@ -1,0 +1,102 @@
+/**
+ * The route table: which function serves which method and path, and what each function may touch.
+ * Pure data, read both by the CDK stack and by the local gateway, so the two cannot drift.
+ */
+export type HttpMethod = "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
+
+export type QueueName = "ingest" | "delete";
+
+/** Least privilege, per function. */
+export interface FunctionAccess {
+  table: "read" | "readWrite";
+  /** `put` signs upload URLs; `read` signs download URLs and reads objects; `readWrite` also deletes. */
+  bucket?: "read" | "put" | "readWrite";
+  queues?: QueueName[];
+  vectors?: "read" | "readWrite";
+}
+
+export interface HttpFunctionDefinition {
+  /** Construct id of the function. */
+  id: string;
+  /** Module path from the project root; it exports `handler`. */
+  entry: string;
+  routes: { method: HttpMethod; path: string }[];
+  access: FunctionAccess;
+  memoryMb?: number;
+  timeoutSeconds?: number;
+}
+
+const NAMESPACE = "/v1/namespace/{namespaceId}";
+
+export const HTTP_FUNCTIONS: HttpFunctionDefinition[] = [
+  {
+    id: "ListNamespaces",
+    entry: "functions/http/namespaces/list.ts",
+    routes: [{ method: "GET", path: "/v1/namespace" }],
+    access: { table: "read" },
+  },
+  {
+    id: "CreateNamespace",
+    entry: "functions/http/namespaces/create.ts",
+    routes: [{ method: "POST", path: "/v1/namespace" }],
+    access: { table: "readWrite" },
+  },
+  {
+    id: "GetNamespace",
+    entry: "functions/http/namespaces/get.ts",
+    routes: [{ method: "GET", path: NAMESPACE }],
+    access: { table: "read" },
+  },
+  {
+    id: "UpdateNamespace",
+    entry: "functions/http/namespaces/update.ts",
+    routes: [
+      { method: "PATCH", path: NAMESPACE },
+      { method: "PUT", path: NAMESPACE },
+    ],
+    access: { table: "readWrite" },
+  },
+  {
+    id: "DeleteNamespace",
+    entry: "functions/http/namespaces/delete.ts",
+    routes: [{ method: "DELETE", path: NAMESPACE }],
+    access: { table: "readWrite", queues: ["delete"] },
+  },
+  {
+    id: "GetHosting",
+    entry: "functions/http/hosting/get.ts",
+    routes: [{ method: "GET", path: `${NAMESPACE}/hosting` }],
+    access: { table: "read" },
+  },
+  {
+    id: "EnableHosting",
+    entry: "functions/http/hosting/enable.ts",
+    routes: [{ method: "POST", path: `${NAMESPACE}/hosting` }],
+    access: { table: "readWrite" },
+  },
+  {
+    id: "UpdateHosting",
+    entry: "functions/http/hosting/update.ts",
+    routes: [
+      { method: "PATCH", path: `${NAMESPACE}/hosting` },
+      { method: "PUT", path: `${NAMESPACE}/hosting` },
+    ],
+    access: { table: "readWrite" },
+  },
+  {
+    id: "DeleteHosting",
+    entry: "functions/http/hosting/delete.ts",
+    routes: [{ method: "DELETE", path: `${NAMESPACE}/hosting` }],
+    access: { table: "readWrite" },
+  },
+];
+
+export const AUTHORIZER = { id: "Authorizer", entry: "functions/authorizer/token.ts", access: { table: "read" } } as const;
+
+export interface Route {
+  method: HttpMethod;
+  path: string;
+  fn: HttpFunctionDefinition;
+}
+
+export const ROUTES: Route[] = HTTP_FUNCTIONS.flatMap((fn) => fn.routes.map((route) => ({ ...route, fn })));

@@ -1,0 +1,48 @@
+import type { FunctionAccess, QueueName } from "./routes.ts";
+
+/**
+ * Work queues and the workers subscribed to them. Pure data, read by the CDK stack and by the local
+ * stack's pollers, which reproduce the event source mapping (batches, partial batch failures,
+ * visibility timeout, redrive to the dead-letter queue).
+ */
+export interface QueueDefinition {
+  name: QueueName;
+  /** Deliveries before a message moves to the dead-letter queue. */
+  maxReceiveCount: number;
+}
+
+export interface WorkerDefinition {
+  id: string;
+  entry: string;
+  queue: QueueName;
+  batchSize: number;
+  timeoutSeconds: number;
+  memoryMb: number;
+  access: FunctionAccess;
+}
+
+export const QUEUES: Record<QueueName, QueueDefinition> = {
+  ingest: { name: "ingest", maxReceiveCount: 5 },
+  delete: { name: "delete", maxReceiveCount: 5 },
+};
+
+export const WORKERS: WorkerDefinition[] = [
+  {
+    id: "DeleteWorker",
+    entry: "functions/workers/delete.ts",
+    queue: "delete",
+    batchSize: 5,
+    timeoutSeconds: 300,
+    memoryMb: 512,
+    access: { table: "readWrite", bucket: "readWrite", queues: ["delete"], vectors: "readWrite" },
+  },
+];
+
+/** AWS recommends a visibility timeout of at least six times the function timeout. */
+export function visibilityTimeoutSeconds(worker: WorkerDefinition): number {
+  return worker.timeoutSeconds * 6;
+}
+
+export function workerForQueue(queue: QueueName): WorkerDefinition | undefined {
+  return WORKERS.find((worker) => worker.queue === queue);
+}

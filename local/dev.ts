@@ -1,0 +1,62 @@
+import { mkdirSync, rmSync, writeFileSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+import { ensureOrganization, issueApiKey } from "../functions/shared/db/organizations.ts";
+import { startLocalStack } from "./stack.ts";
+
+/**
+ * `npm run dev`: the whole service on this machine. PORT (default 3000) sets the gateway port,
+ * LOCAL_API_KEY registers that exact development key, and PERSIST=1 (or --persist) keeps data in
+ * .data/ across restarts.
+ */
+const projectRoot = fileURLToPath(new URL("../", import.meta.url));
+const dataRoot = `${projectRoot}.data`;
+const persist = process.argv.includes("--persist") || process.env.PERSIST === "1";
+export const STACK_FILE = `${dataRoot}/local-stack.json`;
+
+async function main(): Promise<void> {
+  const port = Number(process.env.PORT ?? 3000);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`PORT must be a port number, not ${process.env.PORT}`);
+  mkdirSync(dataRoot, { recursive: true });
+  const stack = await startLocalStack({
+    port,
+    dataDir: persist ? `${dataRoot}/store` : undefined,
+    prefix: persist ? "kis-local" : undefined,
+  });
+  const { organization } = await ensureOrganization("local");
+  const { key } = await issueApiKey(organization, "development", process.env.LOCAL_API_KEY || undefined);
+  writeFileSync(
+    STACK_FILE,
+    JSON.stringify({ baseUrl: stack.baseUrl, endpoints: stack.endpoints, resources: stack.resources }, null, 2),
+  );
+
+  let stopping = false;
+  const shutdown = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    console.log(`\n${signal}: stopping the local stack...`);
+    await stack.stop();
+    rmSync(STACK_FILE, { force: true });
+    process.exit(0);
+  };
+  process.on("SIGINT", () => void shutdown("SIGINT"));
+  process.on("SIGTERM", () => void shutdown("SIGTERM"));
+
+  console.log(
+    [
+      "",
+      "knowledge-ingestion-service is running locally",
+      `  Base URL:  ${stack.baseUrl}`,
+      `  API key:   ${key}   (organization "local")`,
+      `  Data:      ${persist ? `${dataRoot}/store (persisted)` : "in memory (PERSIST=1 to keep it)"}`,
+      "",
+      `  curl -H "Authorization: Bearer ${key}" ${stack.baseUrl}/v1/namespace`,
+      "",
+      "Ctrl+C stops everything this command started.",
+    ].join("\n"),
+  );
+}
+
+main().catch((error: unknown) => {
+  console.error(error instanceof Error ? error.message : error);
+  process.exit(1);
+});
