@@ -68,6 +68,8 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       AWS_SECRET_ACCESS_KEY: LOCAL_CREDENTIALS.secretAccessKey,
       AWS_EC2_METADATA_DISABLED: "true",
       POWERTOOLS_LOG_LEVEL: process.env.POWERTOOLS_LOG_LEVEL ?? "WARN",
+      // Lambda runs Node 24; the SDK's notice about an older local Node says nothing useful here.
+      AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: "true",
     });
     let dynamoEndpoint = options.dynamoEndpoint;
     if (!dynamoEndpoint) {
