@@ -1,6 +1,8 @@
 import { mkdirSync, rmSync, writeFileSync } from "node:fs";
+import { dirname } from "node:path";
 import { fileURLToPath } from "node:url";
 import { ensureOrganization, issueApiKey } from "../functions/shared/db/organizations.ts";
+import { localStackFile } from "./stack-file.ts";
 import { startLocalStack } from "./stack.ts";
 
 /**
@@ -11,7 +13,6 @@ import { startLocalStack } from "./stack.ts";
 const projectRoot = fileURLToPath(new URL("../", import.meta.url));
 const dataRoot = `${projectRoot}.data`;
 const persist = process.argv.includes("--persist") || process.env.PERSIST === "1";
-export const STACK_FILE = `${dataRoot}/local-stack.json`;
 
 async function main(): Promise<void> {
   const port = Number(process.env.PORT ?? 3000);
@@ -24,8 +25,10 @@ async function main(): Promise<void> {
   });
   const { organization } = await ensureOrganization("local");
   const { key } = await issueApiKey(organization, "development", process.env.LOCAL_API_KEY || undefined);
+  const stackFile = localStackFile();
+  mkdirSync(dirname(stackFile), { recursive: true });
   writeFileSync(
-    STACK_FILE,
+    stackFile,
     JSON.stringify({ baseUrl: stack.baseUrl, endpoints: stack.endpoints, resources: stack.resources }, null, 2),
   );
 
@@ -35,7 +38,7 @@ async function main(): Promise<void> {
     stopping = true;
     console.log(`\n${signal}: stopping the local stack...`);
     await stack.stop();
-    rmSync(STACK_FILE, { force: true });
+    rmSync(stackFile, { force: true });
     process.exit(0);
   };
   process.on("SIGINT", () => void shutdown("SIGINT"));
