@@ -1,0 +1,106 @@
+import { RemovalPolicy } from "aws-cdk-lib";
+import { RetentionDays } from "aws-cdk-lib/aws-logs";
+import type { Construct } from "constructs";
+
+/**
+ * Deployment stages and what differs between them. Everything a construct needs to vary per stage
+ * lives here, so a construct never branches on the stage name itself.
+ */
+export const STAGES = ["dev", "prod"] as const;
+export type Stage = (typeof STAGES)[number];
+
+export interface Throttle {
+  /** Steady-state requests per second. */
+  rateLimit: number;
+  /** Requests allowed in a burst above the steady rate. */
+  burstLimit: number;
+}
+
+export interface StageConfig {
+  stage: Stage;
+  /** Applies to the stateful resources: table, buckets, log groups. */
+  removalPolicy: RemovalPolicy;
+  /**
+   * Empties the file bucket on stack deletion, so a DESTROY policy can actually delete it. Off
+   * everywhere for now: its custom resource stages a handler in the OS temp directory at synth time,
+   * and the Deno app may write only to cdk.out (cdk.json). Empty the buckets before destroying dev.
+   */
+  autoDeleteObjects: boolean;
+  tableDeletionProtection: boolean;
+  logRetention: RetentionDays;
+  authorizerCacheTtlSeconds: number;
+  /** Ceiling for the whole API stage, across organizations. */
+  apiThrottle: Throttle;
+  /** Ceiling per organization, enforced by the usage plan through the authorizer's usage key. */
+  organizationThrottle: Throttle;
+  /** Origins allowed to PUT/GET presigned URLs from a browser. */
+  corsOrigins: string[];
+  defaultEmbeddingProvider: "BEDROCK";
+  uploadUrlTtlSeconds: number;
+  downloadUrlTtlSeconds: number;
+}
+
+const SHARED = {
+  defaultEmbeddingProvider: "BEDROCK",
+  uploadUrlTtlSeconds: 3600,
+  downloadUrlTtlSeconds: 3600,
+} as const;
+
+const PER_STAGE: Record<Stage, Omit<StageConfig, "stage" | "corsOrigins" | keyof typeof SHARED>> = {
+  dev: {
+    removalPolicy: RemovalPolicy.DESTROY,
+    autoDeleteObjects: false,
+    tableDeletionProtection: false,
+    logRetention: RetentionDays.ONE_WEEK,
+    // Short, so a revoked key stops working within a minute while testing.
+    authorizerCacheTtlSeconds: 60,
+    apiThrottle: { rateLimit: 50, burstLimit: 100 },
+    organizationThrottle: { rateLimit: 10, burstLimit: 20 },
+  },
+  prod: {
+    removalPolicy: RemovalPolicy.RETAIN,
+    autoDeleteObjects: false,
+    tableDeletionProtection: true,
+    logRetention: RetentionDays.THREE_MONTHS,
+    // Longer, to spare a table read per request; revocation takes effect within five minutes.
+    authorizerCacheTtlSeconds: 300,
+    apiThrottle: { rateLimit: 500, burstLimit: 1000 },
+    organizationThrottle: { rateLimit: 50, burstLimit: 100 },
+  },
+};
+
+export function isStage(value: unknown): value is Stage {
+  return typeof value === "string" && (STAGES as readonly string[]).includes(value);
+}
+
+/** `-c stage=<dev|prod>`; dev when not given. */
+export function stageFromContext(scope: Construct): Stage {
+  const raw: unknown = scope.node.tryGetContext("stage") ?? "dev";
+  if (!isStage(raw)) {
+    throw new Error(`Unknown stage ${JSON.stringify(raw)}: pass -c stage=<${STAGES.join("|")}>.`);
+  }
+  return raw;
+}
+
+/**
+ * `-c corsOrigins=https://a.example,https://b.example`, or a JSON array in cdk.json. Any origin
+ * when not given: a presigned URL is itself the credential, CORS only decides which web pages may
+ * use one.
+ */
+export function corsOriginsFromContext(scope: Construct): string[] {
+  const raw: unknown = scope.node.tryGetContext("corsOrigins");
+  if (raw === undefined || raw === null || raw === "") return ["*"];
+  const list = Array.isArray(raw) ? raw : String(raw).split(",");
+  const origins = list.map((origin) => String(origin).trim()).filter((origin) => origin.length > 0);
+  if (origins.length === 0) throw new Error("corsOrigins is empty: give at least one origin, or * for any.");
+  return origins;
+}
+
+export function stageConfig(stage: Stage, overrides: Partial<Pick<StageConfig, "corsOrigins">> = {}): StageConfig {
+  return { stage, ...PER_STAGE[stage], ...SHARED, corsOrigins: overrides.corsOrigins ?? ["*"] };
+}
+
+/** The configuration selected by the CDK context of `scope` (normally the App). */
+export function configFromContext(scope: Construct): StageConfig {
+  return stageConfig(stageFromContext(scope), { corsOrigins: corsOriginsFromContext(scope) });
+}

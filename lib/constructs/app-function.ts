@@ -1,0 +1,202 @@
+import { Duration, Fn, Stack } from "aws-cdk-lib";
+import type { ITableV2 } from "aws-cdk-lib/aws-dynamodb";
+import { PolicyStatement, Role, ServicePrincipal } from "aws-cdk-lib/aws-iam";
+import { Architecture, Runtime } from "aws-cdk-lib/aws-lambda";
+import { NodejsFunction, OutputFormat } from "aws-cdk-lib/aws-lambda-nodejs";
+import { LogGroup } from "aws-cdk-lib/aws-logs";
+import type { IBucket } from "aws-cdk-lib/aws-s3";
+import type { CfnVectorBucket } from "aws-cdk-lib/aws-s3vectors";
+import type { IQueue } from "aws-cdk-lib/aws-sqs";
+import { Construct } from "constructs";
+import { ENV } from "../../functions/shared/env-names.ts";
+import { ESBUILD_OPTIONS } from "../bundling.ts";
+import type { StageConfig } from "../config.ts";
+import { acknowledgeWildcardActions, acknowledgeWildcardResource } from "../nag.ts";
+import { projectPath } from "../project.ts";
+import type { FunctionAccess, QueueName } from "../routes.ts";
+
+export const SERVICE_NAME = "knowledge-ingestion-service";
+
+/** What a function may be granted access to; `FunctionAccess` says which of these it gets. */
+export interface ServiceResources {
+  table: ITableV2;
+  bucket: IBucket;
+  queues: Record<QueueName, IQueue>;
+  vectorBucket: CfnVectorBucket;
+}
+
+export interface AppFunctionProps {
+  /** Handler module, from the project root; it exports `handler`. */
+  entry: string;
+  config: StageConfig;
+  memoryMb?: number;
+  timeoutSeconds?: number;
+  description?: string;
+}
+
+const QUEUE_URL_ENV: Record<QueueName, string> = {
+  ingest: ENV.ingestQueueUrl,
+  delete: ENV.deleteQueueUrl,
+};
+
+const VECTOR_ACTIONS = {
+  // QueryVectors needs GetVectors as well as soon as it filters on metadata or returns it.
+  read: ["s3vectors:GetIndex", "s3vectors:QueryVectors", "s3vectors:GetVectors"],
+  readWrite: [
+    "s3vectors:GetIndex",
+    "s3vectors:ListIndexes",
+    "s3vectors:CreateIndex",
+    "s3vectors:DeleteIndex",
+    "s3vectors:QueryVectors",
+    "s3vectors:GetVectors",
+    "s3vectors:ListVectors",
+    "s3vectors:PutVectors",
+    "s3vectors:DeleteVectors",
+  ],
+} as const;
+
+/** The wildcard actions in CDK's bucket grants, by the access level that calls each grant. */
+const BUCKET_WILDCARD_ACTIONS: Record<NonNullable<FunctionAccess["bucket"]>, string[]> = {
+  read: ["s3:GetObject*", "s3:GetBucket*", "s3:List*"],
+  put: ["s3:Abort*"],
+  readWrite: ["s3:GetObject*", "s3:GetBucket*", "s3:List*", "s3:DeleteObject*", "s3:Abort*"],
+};
+
+/**
+ * Every Lambda of the service: the one place that decides runtime, architecture, bundling, logging
+ * and how least-privilege access is granted, so no function can drift from the others.
+ */
+export class AppFunction extends Construct {
+  readonly fn: NodejsFunction;
+  readonly logGroup: LogGroup;
+  private readonly config: StageConfig;
+
+  constructor(scope: Construct, id: string, props: AppFunctionProps) {
+    super(scope, id);
+    const { config } = props;
+    this.config = config;
+
+    this.logGroup = new LogGroup(this, "LogGroup", {
+      retention: config.logRetention,
+      removalPolicy: config.removalPolicy,
+    });
+
+    // Its own role instead of AWSLambdaBasicExecutionRole, whose logs permissions span every log
+    // group of the account; this one can write only to the function's own group.
+    const role = new Role(this, "Role", { assumedBy: new ServicePrincipal("lambda.amazonaws.com") });
+    role.addToPrincipalPolicy(
+      new PolicyStatement({
+        actions: ["logs:CreateLogStream", "logs:PutLogEvents"],
+        resources: [this.logGroup.logGroupArn],
+      }),
+    );
+
+    this.fn = new NodejsFunction(this, "Function", {
+      entry: projectPath(props.entry),
+      handler: "handler",
+      projectRoot: projectPath("."),
+      depsLockFilePath: projectPath("package-lock.json"),
+      runtime: Runtime.NODEJS_24_X,
+      architecture: Architecture.ARM_64,
+      memorySize: props.memoryMb ?? 512,
+      // Well inside API Gateway's 29 s integration limit, so a stuck call ends as the function's
+      // own failure (a 500 envelope) rather than a gateway timeout.
+      timeout: Duration.seconds(props.timeoutSeconds ?? 10),
+      description: props.description,
+      role,
+      logGroup: this.logGroup,
+      environment: {
+        NODE_OPTIONS: "--enable-source-maps",
+        POWERTOOLS_SERVICE_NAME: SERVICE_NAME,
+        POWERTOOLS_LOG_LEVEL: "INFO",
+        [ENV.stage]: config.stage,
+        [ENV.defaultEmbeddingProvider]: config.defaultEmbeddingProvider,
+      },
+      bundling: {
+        format: OutputFormat.ESM,
+        target: ESBUILD_OPTIONS.target,
+        mainFields: ESBUILD_OPTIONS.mainFields,
+        minify: ESBUILD_OPTIONS.minify,
+        sourceMap: ESBUILD_OPTIONS.sourcemap,
+        sourcesContent: ESBUILD_OPTIONS.sourcesContent,
+        banner: ESBUILD_OPTIONS.banner.js,
+        externalModules: ESBUILD_OPTIONS.external,
+      },
+    });
+  }
+
+  addEnvironment(name: string, value: string): void {
+    this.fn.addEnvironment(name, value);
+  }
+
+  /**
+   * Grants exactly what `access` declares, and sets the environment variables the function needs
+   * to find those resources. Wildcards that the grants imply are acknowledged here, next to the
+   * grant, each with its reason.
+   */
+  grantAccess(access: FunctionAccess, resources: ServiceResources): void {
+    const { table, bucket, queues, vectorBucket } = resources;
+
+    if (access.table === "readWrite") table.grantReadWriteData(this.fn);
+    else table.grantReadData(this.fn);
+    this.addEnvironment(ENV.tableName, table.tableName);
+    acknowledgeWildcardResource(
+      this,
+      `${table.tableArn}/index/*`,
+      "List queries run on the table's global secondary indexes (table-schema.ts); the grant covers the indexes of this one table only.",
+    );
+
+    if (access.bucket) {
+      if (access.bucket === "read") bucket.grantRead(this.fn);
+      else if (access.bucket === "put") bucket.grantPut(this.fn);
+      else bucket.grantReadWrite(this.fn);
+      this.addEnvironment(ENV.bucketName, bucket.bucketName);
+      this.addEnvironment(ENV.uploadUrlTtlSeconds, String(this.config.uploadUrlTtlSeconds));
+      this.addEnvironment(ENV.downloadUrlTtlSeconds, String(this.config.downloadUrlTtlSeconds));
+      acknowledgeWildcardActions(
+        this,
+        BUCKET_WILDCARD_ACTIONS[access.bucket],
+        `CDK's ${access.bucket} grant for objects; limited to the service's one file bucket.`,
+      );
+      acknowledgeWildcardResource(
+        this,
+        bucket.arnForObjects("*"),
+        "Object keys are created at run time per namespace and upload; access is limited to the service's one file bucket.",
+      );
+    }
+
+    for (const queue of access.queues ?? []) {
+      queues[queue].grantSendMessages(this.fn);
+      this.addEnvironment(QUEUE_URL_ENV[queue], queues[queue].queueUrl);
+    }
+
+    if (access.vectors) {
+      const bucketArn = vectorBucket.attrVectorBucketArn;
+      const indexes = `${bucketArn}/index/*`;
+      this.fn.addToRolePolicy(
+        new PolicyStatement({ actions: [...VECTOR_ACTIONS[access.vectors]], resources: [bucketArn, indexes] }),
+      );
+      acknowledgeWildcardResource(
+        this,
+        indexes,
+        "Vector indexes are created at run time, one per namespace; access is limited to the service's one vector bucket.",
+      );
+      // The vector bucket's ARN ends in `bucket/<name>`; the S3 Vectors API addresses it by name.
+      this.addEnvironment(ENV.vectorBucketName, Fn.select(1, Fn.split("/", bucketArn)));
+      this.addEnvironment(ENV.vectorStoreBackend, "s3vectors");
+
+      const models = Stack.of(this).formatArn({
+        service: "bedrock",
+        account: "",
+        resource: "foundation-model",
+        resourceName: "*",
+      });
+      this.fn.addToRolePolicy(new PolicyStatement({ actions: ["bedrock:InvokeModel"], resources: [models] }));
+      acknowledgeWildcardResource(
+        this,
+        models,
+        "The embedding model is chosen per namespace at run time; foundation models are AWS-owned, read-only and region-scoped.",
+      );
+    }
+  }
+}

@@ -1,0 +1,192 @@
+import { Duration, Fn, Stack, Validations } from "aws-cdk-lib";
+import {
+  AccessLogFormat,
+  ApiKeySourceType,
+  AuthorizationType,
+  EndpointType,
+  IdentitySource,
+  LambdaIntegration,
+  LogGroupLogDestination,
+  MethodLoggingLevel,
+  ResponseType,
+  RestApi,
+  TokenAuthorizer,
+  type UsagePlan,
+} from "aws-cdk-lib/aws-apigateway";
+import type { IFunction } from "aws-cdk-lib/aws-lambda";
+import { LogGroup } from "aws-cdk-lib/aws-logs";
+import { Construct } from "constructs";
+import { errorEnvelope, JSON_CONTENT_TYPE } from "../../functions/shared/api-errors.ts";
+import { GATEWAY_ERRORS, type GatewayError } from "../../functions/shared/gateway-errors.ts";
+import type { StageConfig } from "../config.ts";
+import type { HttpFunctionDefinition, Route } from "../routes.ts";
+
+/**
+ * The route paths already start with `/v1`, so the stage is not named after the version: the base
+ * URL is `https://<api-id>.execute-api.<region>.amazonaws.com/api` and a route is `<base>/v1/...`.
+ */
+export const API_STAGE_NAME = "api";
+
+export interface GatewayResponseMapping {
+  type: ResponseType;
+  error: GatewayError;
+  headers?: Record<string, string>;
+}
+
+/**
+ * What API Gateway answers by itself, before or instead of a handler, rewritten into the service's
+ * error envelope so that clients see one error shape on every path.
+ */
+export const GATEWAY_RESPONSES: GatewayResponseMapping[] = [
+  { type: ResponseType.UNAUTHORIZED, error: GATEWAY_ERRORS.unauthorized },
+  { type: ResponseType.ACCESS_DENIED, error: GATEWAY_ERRORS.forbidden },
+  // The organization's usage key is missing from the usage plan: the key is valid but may not call.
+  { type: ResponseType.INVALID_API_KEY, error: GATEWAY_ERRORS.forbidden },
+  // API Gateway reports an unknown path or method as a missing authentication token.
+  { type: ResponseType.MISSING_AUTHENTICATION_TOKEN, error: GATEWAY_ERRORS.routeNotFound },
+  { type: ResponseType.RESOURCE_NOT_FOUND, error: GATEWAY_ERRORS.routeNotFound },
+  { type: ResponseType.REQUEST_TOO_LARGE, error: GATEWAY_ERRORS.payloadTooLarge },
+  // Token buckets refill every second. The usage plan sets no quota, so QUOTA_EXCEEDED appears only
+  // if an operator adds one, and is then answered the same way.
+  { type: ResponseType.THROTTLED, error: GATEWAY_ERRORS.throttled, headers: { "Retry-After": "1" } },
+  { type: ResponseType.QUOTA_EXCEEDED, error: GATEWAY_ERRORS.throttled, headers: { "Retry-After": "1" } },
+  { type: ResponseType.DEFAULT_4XX, error: GATEWAY_ERRORS.badRequest },
+  // Authorizer crashes and integration timeouts alike: the spec pairs internal_server_error with 500.
+  { type: ResponseType.DEFAULT_5XX, error: GATEWAY_ERRORS.internal },
+];
+
+/** The body of a gateway response: a mapping template, so it must hold no VTL syntax. */
+export function gatewayResponseBody(error: GatewayError): string {
+  const body = JSON.stringify(errorEnvelope(error.code, error.message));
+  if (/[$#]/.test(body)) throw new Error(`gateway response for ${error.code} would be read as VTL: ${body}`);
+  return body;
+}
+
+export interface ServiceApiProps {
+  config: StageConfig;
+  authorizerFunction: IFunction;
+  routes: Route[];
+  /** The function that serves a route table entry. */
+  functionFor: (definition: HttpFunctionDefinition) => IFunction;
+}
+
+/**
+ * The public REST API: every route of the route table behind the TOKEN authorizer, rate-limited per
+ * organization by a usage plan keyed on the usage identifier the authorizer returns.
+ */
+export class ServiceApi extends Construct {
+  readonly api: RestApi;
+  readonly authorizer: TokenAuthorizer;
+  readonly usagePlan: UsagePlan;
+  /** `https://<api-id>.execute-api.<region>.amazonaws.com/api`, without a trailing slash. */
+  readonly baseUrl: string;
+
+  constructor(scope: Construct, id: string, props: ServiceApiProps) {
+    super(scope, id);
+    const { config } = props;
+
+    this.authorizer = new TokenAuthorizer(this, "Authorizer", {
+      handler: props.authorizerFunction,
+      identitySource: IdentitySource.header("Authorization"),
+      resultsCacheTtl: Duration.seconds(config.authorizerCacheTtlSeconds),
+    });
+
+    const accessLogs = new LogGroup(this, "AccessLogs", {
+      retention: config.logRetention,
+      removalPolicy: config.removalPolicy,
+    });
+
+    this.api = new RestApi(this, "RestApi", {
+      description: `knowledge-ingestion-service API (${config.stage})`,
+      endpointConfiguration: { types: [EndpointType.REGIONAL] },
+      // Execution logging needs the account-level role that lets API Gateway write to CloudWatch.
+      cloudWatchRole: true,
+      // The usage plan identifies an organization by the usage key the authorizer returns, not by
+      // an x-api-key header: clients send only their bearer key.
+      apiKeySourceType: ApiKeySourceType.AUTHORIZER,
+      defaultMethodOptions: {
+        authorizer: this.authorizer,
+        authorizationType: AuthorizationType.CUSTOM,
+        apiKeyRequired: true,
+      },
+      deployOptions: {
+        stageName: API_STAGE_NAME,
+        accessLogDestination: new LogGroupLogDestination(accessLogs),
+        accessLogFormat: AccessLogFormat.jsonWithStandardFields(),
+        loggingLevel: MethodLoggingLevel.ERROR,
+        dataTraceEnabled: false,
+        throttlingRateLimit: config.apiThrottle.rateLimit,
+        throttlingBurstLimit: config.apiThrottle.burstLimit,
+      },
+    });
+    // RestApi adds an `Endpoint` output with a trailing slash; the stack outputs `ApiUrl` instead.
+    this.api.node.tryRemoveChild("Endpoint");
+
+    for (const route of props.routes) {
+      const resource = this.api.root.resourceForPath(route.path);
+      resource.addMethod(
+        route.method,
+        // Console test invocations would need a second, stage-less invoke permission per method.
+        new LambdaIntegration(props.functionFor(route.fn), { allowTestInvoke: false }),
+      );
+    }
+
+    for (const { type, error, headers = {} } of GATEWAY_RESPONSES) {
+      this.api.addGatewayResponse(`GatewayResponse${type.responseType}`, {
+        type,
+        statusCode: String(error.status),
+        responseHeaders: Object.fromEntries(
+          Object.entries({ "Content-Type": JSON_CONTENT_TYPE, ...headers }).map(([name, value]) => [name, `'${value}'`]),
+        ),
+        templates: { "application/json": gatewayResponseBody(error) },
+      });
+    }
+
+    this.usagePlan = this.api.addUsagePlan("UsagePlan", {
+      description: "Per-organization rate limit. The key CLI adds each organization's usage key to this plan.",
+      throttle: config.organizationThrottle,
+      apiStages: [{ api: this.api, stage: this.api.deploymentStage }],
+    });
+
+    const stack = Stack.of(this);
+    this.baseUrl = Fn.join("", [
+      "https://",
+      this.api.restApiId,
+      ".execute-api.",
+      stack.region,
+      ".",
+      stack.urlSuffix,
+      "/",
+      this.api.deploymentStage.stageName,
+    ]);
+
+    const cloudWatchRole = this.api.node.findChild("CloudWatchRole");
+    Validations.of(cloudWatchRole).acknowledge({
+      id: "AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AmazonAPIGatewayPushToCloudWatchLogs]",
+      reason:
+        "API Gateway's account-level logging role; AWS maintains this policy for exactly that purpose and the role " +
+        "can be assumed only by API Gateway.",
+    });
+
+    Validations.of(this.api).acknowledge(
+      {
+        id: "AwsSolutions-APIG2",
+        reason:
+          "Each function validates its own path, query and body with zod and answers 400/422 in the service's error " +
+          "envelope naming the field; API Gateway request validators would answer first, with a different shape.",
+      },
+      {
+        id: "AwsSolutions-APIG3",
+        reason:
+          "WAF is an optional add-on: the API is authenticated on every route and rate-limited per organization and " +
+          "per stage; attach a web ACL to the stage where the deployment requires one.",
+      },
+      {
+        id: "AwsSolutions-COG4",
+        reason:
+          "Clients are services that authenticate with organization API keys, verified by the custom TOKEN authorizer; " +
+          "there are no end users for a Cognito user pool.",
+      },
+    );
+  }
+}

@@ -1,0 +1,82 @@
+import { CfnOutput, Stack, type StackProps } from "aws-cdk-lib";
+import { CfnVectorBucket } from "aws-cdk-lib/aws-s3vectors";
+import type { Construct } from "constructs";
+import type { StageConfig } from "../config.ts";
+import { AppFunction } from "../constructs/app-function.ts";
+import { FileBucket } from "../constructs/file-bucket.ts";
+import { ServiceApi } from "../constructs/rest-api.ts";
+import { SingleTable } from "../constructs/single-table.ts";
+import { pascal, WorkQueues } from "../constructs/work-queues.ts";
+import { AUTHORIZER, HTTP_FUNCTIONS, ROUTES } from "../routes.ts";
+
+export interface ServiceStackProps extends StackProps {
+  config: StageConfig;
+}
+
+/**
+ * The whole service in one stack: its table, buckets and queues are used by every function, and
+ * nothing here is shared with other stacks, so a split would only add cross-stack references.
+ */
+export class ServiceStack extends Stack {
+  /** The function of each HTTP_FUNCTIONS entry, by id. */
+  readonly functions: Map<string, AppFunction> = new Map();
+  readonly authorizer: AppFunction;
+  readonly work: WorkQueues;
+  readonly api: ServiceApi;
+
+  constructor(scope: Construct, id: string, props: ServiceStackProps) {
+    super(scope, id, props);
+    const { config } = props;
+
+    const table = new SingleTable(this, "Data", { config }).table;
+    const bucket = new FileBucket(this, "Files", { config }).bucket;
+    const vectorBucket = new CfnVectorBucket(this, "VectorBucket", {
+      encryptionConfiguration: { sseType: "AES256" },
+    });
+    vectorBucket.applyRemovalPolicy(config.removalPolicy);
+
+    this.work = new WorkQueues(this, "Work", { config, resources: { table, bucket, vectorBucket } });
+    const { resources } = this.work;
+
+    for (const definition of HTTP_FUNCTIONS) {
+      const fn = new AppFunction(this, definition.id, {
+        entry: definition.entry,
+        config,
+        memoryMb: definition.memoryMb,
+        timeoutSeconds: definition.timeoutSeconds,
+      });
+      fn.grantAccess(definition.access, resources);
+      this.functions.set(definition.id, fn);
+    }
+
+    this.authorizer = new AppFunction(this, AUTHORIZER.id, { entry: AUTHORIZER.entry, config });
+    this.authorizer.grantAccess(AUTHORIZER.access, resources);
+
+    this.api = new ServiceApi(this, "Api", {
+      config,
+      authorizerFunction: this.authorizer.fn,
+      routes: ROUTES,
+      functionFor: (definition) => {
+        const fn = this.functions.get(definition.id);
+        if (!fn) throw new Error(`route table entry ${definition.id} has no function`);
+        return fn.fn;
+      },
+    });
+
+    new CfnOutput(this, "ApiUrl", {
+      description: "Base URL; routes are appended to it, e.g. <ApiUrl>/v1/namespace.",
+      value: this.api.baseUrl,
+    });
+    new CfnOutput(this, "TableName", { value: table.tableName });
+    new CfnOutput(this, "BucketName", { value: bucket.bucketName });
+    new CfnOutput(this, "VectorBucketArn", { value: vectorBucket.attrVectorBucketArn });
+    new CfnOutput(this, "UsagePlanId", {
+      description: "The key CLI registers each organization's usage key in this plan.",
+      value: this.api.usagePlan.usagePlanId,
+    });
+    for (const [name, { queue, deadLetterQueue }] of Object.entries(this.work.queues)) {
+      new CfnOutput(this, `${pascal(name)}QueueUrl`, { value: queue.queueUrl });
+      new CfnOutput(this, `${pascal(name)}DeadLetterQueueUrl`, { value: deadLetterQueue.queueUrl });
+    }
+  }
+}

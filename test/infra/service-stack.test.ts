@@ -1,0 +1,583 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { CfnElement } from "aws-cdk-lib";
+import { Match, type Template } from "aws-cdk-lib/assertions";
+import type { IConstruct } from "constructs";
+import { ERROR_STATUS, errorEnvelope, JSON_CONTENT_TYPE } from "../../functions/shared/api-errors.ts";
+import {
+  ALL_INDEXES,
+  LIST_SORT_KEY,
+  PARTITION_KEY,
+  SORT_KEY,
+  TTL_ATTRIBUTE,
+} from "../../functions/shared/db/table-schema.ts";
+import { ENV } from "../../functions/shared/env-names.ts";
+import { GATEWAY_ERRORS, type GatewayError } from "../../functions/shared/gateway-errors.ts";
+import { type Stage, stageConfig } from "../../lib/config.ts";
+import type { AppFunction } from "../../lib/constructs/app-function.ts";
+import { STAGING_PREFIX } from "../../lib/constructs/file-bucket.ts";
+import { API_STAGE_NAME } from "../../lib/constructs/rest-api.ts";
+import { AUTHORIZER, type FunctionAccess, HTTP_FUNCTIONS, ROUTES } from "../../lib/routes.ts";
+import type { ServiceStack } from "../../lib/stacks/service-stack.ts";
+import { QUEUES, visibilityTimeoutSeconds, WORKERS } from "../../lib/workers.ts";
+import { removeOutdir, templateOf } from "./stack-fixture.ts";
+
+interface Built {
+  stage: Stage;
+  template: Template;
+  stack: ServiceStack;
+  outdir: string;
+}
+
+type Resource = { Type: string; Properties: Record<string, any>; DeletionPolicy?: string };
+
+const built: Partial<Record<Stage, Built>> = {};
+const dev = () => built.dev!;
+const prod = () => built.prod!;
+const both = () => [dev(), prod()];
+
+beforeAll(() => {
+  for (const stage of ["dev", "prod"] as const) built[stage] = { stage, ...templateOf(stage) };
+});
+
+afterAll(() => {
+  for (const entry of Object.values(built)) removeOutdir(entry.outdir);
+});
+
+function logicalId(stack: ServiceStack, construct: IConstruct): string {
+  return stack.getLogicalId(construct.node.defaultChild as CfnElement);
+}
+
+function resourceById(template: Template, id: string): Resource {
+  const resource = (template.toJSON().Resources as Record<string, Resource>)[id];
+  if (!resource) throw new Error(`no resource ${id}`);
+  return resource;
+}
+
+const getAtt = (id: string, attribute = "Arn") => ({ "Fn::GetAtt": [id, attribute] });
+
+interface Subject {
+  id: string;
+  fn: AppFunction;
+  access: FunctionAccess;
+  worker: boolean;
+}
+
+/** Every function of the stack with the access its table entry declares. */
+function subjects(stack: ServiceStack): Subject[] {
+  const httpFn = (id: string) => stack.functions.get(id)!;
+  const workerFn = (id: string) => stack.work.workers.get(id)!;
+  return [
+    ...HTTP_FUNCTIONS.map((d) => ({ id: d.id, fn: httpFn(d.id), access: d.access, worker: false })),
+    { id: AUTHORIZER.id, fn: stack.authorizer, access: AUTHORIZER.access, worker: false },
+    ...WORKERS.map((d) => ({ id: d.id, fn: workerFn(d.id), access: d.access, worker: true })),
+  ];
+}
+
+interface Statement {
+  Effect: string;
+  Action: string | string[];
+  Resource: unknown;
+}
+
+/** The statements of every policy attached to the function's role, and all their actions. */
+function grantsOf({ template, stack }: Built, fn: AppFunction) {
+  const roleRef = JSON.stringify({ Ref: logicalId(stack, fn.fn.role!) });
+  const statements = Object.values(template.findResources("AWS::IAM::Policy"))
+    .filter((policy) => JSON.stringify(policy.Properties.Roles).includes(roleRef))
+    .flatMap((policy) => policy.Properties.PolicyDocument.Statement as Statement[]);
+  const actions = new Set(statements.flatMap((statement) => [statement.Action].flat()));
+  return { statements, actions };
+}
+
+function environmentOf({ template, stack }: Built, fn: AppFunction): Record<string, unknown> {
+  return resourceById(template, logicalId(stack, fn.fn)).Properties.Environment.Variables;
+}
+
+/** Full path of each API Gateway resource, rebuilt from its PathPart/ParentId chain. */
+function resourcePaths(template: Template): Map<string, string> {
+  const apiResources = template.findResources("AWS::ApiGateway::Resource");
+  const paths = new Map<string, string>();
+  const pathOf = (id: string): string => {
+    const known = paths.get(id);
+    if (known !== undefined) return known;
+    const { PathPart, ParentId } = apiResources[id]!.Properties;
+    const path = `${ParentId.Ref ? pathOf(ParentId.Ref) : ""}/${PathPart}`;
+    paths.set(id, path);
+    return path;
+  };
+  for (const id of Object.keys(apiResources)) pathOf(id);
+  return paths;
+}
+
+describe("API routes", () => {
+  it("creates exactly one method per route table entry and no other", () => {
+    dev().template.resourceCountIs("AWS::ApiGateway::Method", ROUTES.length);
+  });
+
+  it("puts every route behind the TOKEN authorizer with an API key required, proxied to its entry's function", () => {
+    const { template, stack } = dev();
+    const paths = resourcePaths(template);
+    const methods = Object.values(template.findResources("AWS::ApiGateway::Method"));
+    const authorizerId = logicalId(stack, stack.api.authorizer);
+
+    for (const route of ROUTES) {
+      const method = methods.find(
+        (candidate) =>
+          candidate.Properties.HttpMethod === route.method && paths.get(candidate.Properties.ResourceId.Ref) === route.path,
+      );
+      expect(method, `${route.method} ${route.path}`).toBeDefined();
+      expect(method!.Properties).toMatchObject({
+        AuthorizationType: "CUSTOM",
+        AuthorizerId: { Ref: authorizerId },
+        ApiKeyRequired: true,
+        Integration: { Type: "AWS_PROXY", IntegrationHttpMethod: "POST" },
+      });
+      const functionId = logicalId(stack, stack.functions.get(route.fn.id)!.fn);
+      expect(JSON.stringify(method!.Properties.Integration.Uri)).toContain(JSON.stringify(getAtt(functionId)));
+    }
+  });
+
+  it("shares one function among the routes of an entry", () => {
+    const { template, stack } = dev();
+    const methods = Object.values(template.findResources("AWS::ApiGateway::Method"));
+    for (const definition of HTTP_FUNCTIONS) {
+      const target = JSON.stringify(getAtt(logicalId(stack, stack.functions.get(definition.id)!.fn)));
+      const served = methods.filter((method) => JSON.stringify(method.Properties.Integration.Uri).includes(target));
+      expect(served.map((method) => method.Properties.HttpMethod).sort(), definition.id).toEqual(
+        definition.routes.map((route) => route.method).sort(),
+      );
+    }
+  });
+
+  it("reads the bearer key from the Authorization header and caches the result for the stage's TTL", () => {
+    for (const { stage, template, stack } of both()) {
+      template.hasResourceProperties("AWS::ApiGateway::Authorizer", {
+        Type: "TOKEN",
+        IdentitySource: "method.request.header.Authorization",
+        AuthorizerResultTtlInSeconds: stageConfig(stage).authorizerCacheTtlSeconds,
+        AuthorizerUri: Match.objectLike({
+          "Fn::Join": ["", Match.arrayWith([getAtt(logicalId(stack, stack.authorizer.fn))])],
+        }),
+      });
+    }
+  });
+});
+
+describe("API stage, usage plan and logging", () => {
+  it("is a regional API that takes the usage key from the authorizer", () => {
+    dev().template.hasResourceProperties("AWS::ApiGateway::RestApi", {
+      ApiKeySourceType: "AUTHORIZER",
+      EndpointConfiguration: { Types: ["REGIONAL"] },
+    });
+  });
+
+  it("deploys stage `api` with JSON access logs, error execution logs and the stage's throttle", () => {
+    for (const { stage, template } of both()) {
+      const { apiThrottle } = stageConfig(stage);
+      template.hasResourceProperties("AWS::ApiGateway::Stage", {
+        StageName: API_STAGE_NAME,
+        AccessLogSetting: { DestinationArn: Match.anyValue(), Format: Match.stringLikeRegexp('"requestId"') },
+        MethodSettings: [
+          {
+            HttpMethod: "*",
+            ResourcePath: "/*",
+            LoggingLevel: "ERROR",
+            DataTraceEnabled: false,
+            ThrottlingRateLimit: apiThrottle.rateLimit,
+            ThrottlingBurstLimit: apiThrottle.burstLimit,
+          },
+        ],
+      });
+    }
+  });
+
+  it("creates the account role that execution logging needs", () => {
+    dev().template.resourceCountIs("AWS::ApiGateway::Account", 1);
+  });
+
+  it("binds a usage plan with the per-organization throttle to the stage", () => {
+    for (const { stage, template, stack } of both()) {
+      const { organizationThrottle } = stageConfig(stage);
+      template.hasResourceProperties("AWS::ApiGateway::UsagePlan", {
+        Throttle: { RateLimit: organizationThrottle.rateLimit, BurstLimit: organizationThrottle.burstLimit },
+        ApiStages: [{ ApiId: { Ref: logicalId(stack, stack.api.api) }, Stage: { Ref: Match.anyValue() } }],
+      });
+    }
+  });
+});
+
+describe("gateway responses", () => {
+  const expected: [type: string, error: GatewayError][] = [
+    ["UNAUTHORIZED", GATEWAY_ERRORS.unauthorized],
+    ["ACCESS_DENIED", GATEWAY_ERRORS.forbidden],
+    ["INVALID_API_KEY", GATEWAY_ERRORS.forbidden],
+    ["MISSING_AUTHENTICATION_TOKEN", GATEWAY_ERRORS.routeNotFound],
+    ["RESOURCE_NOT_FOUND", GATEWAY_ERRORS.routeNotFound],
+    ["REQUEST_TOO_LARGE", GATEWAY_ERRORS.payloadTooLarge],
+    ["THROTTLED", GATEWAY_ERRORS.throttled],
+    ["QUOTA_EXCEEDED", GATEWAY_ERRORS.throttled],
+    ["DEFAULT_4XX", GATEWAY_ERRORS.badRequest],
+    ["DEFAULT_5XX", GATEWAY_ERRORS.internal],
+  ];
+
+  it.each(expected)("answers %s with its status and the error envelope", (type, error) => {
+    expect(ERROR_STATUS[error.code]).toBe(error.status);
+    dev().template.hasResourceProperties("AWS::ApiGateway::GatewayResponse", {
+      ResponseType: type,
+      StatusCode: String(error.status),
+      ResponseParameters: Match.objectLike({ "gatewayresponse.header.Content-Type": `'${JSON_CONTENT_TYPE}'` }),
+      ResponseTemplates: { "application/json": JSON.stringify(errorEnvelope(error.code, error.message)) },
+    });
+  });
+
+  it("tells throttled clients when to retry", () => {
+    for (const type of ["THROTTLED", "QUOTA_EXCEEDED"]) {
+      dev().template.hasResourceProperties("AWS::ApiGateway::GatewayResponse", {
+        ResponseType: type,
+        ResponseParameters: Match.objectLike({ "gatewayresponse.header.Retry-After": "'1'" }),
+      });
+    }
+  });
+
+  it("defines no gateway response beyond the mapped ones", () => {
+    dev().template.resourceCountIs("AWS::ApiGateway::GatewayResponse", expected.length);
+  });
+});
+
+describe("functions", () => {
+  it("creates one Lambda per HTTP function entry, plus the authorizer and the workers", () => {
+    dev().template.resourceCountIs("AWS::Lambda::Function", HTTP_FUNCTIONS.length + 1 + WORKERS.length);
+  });
+
+  it("runs every function on the newest Node.js runtime on arm64, logging to its own log group", () => {
+    const built = dev();
+    for (const { id, fn } of subjects(built.stack)) {
+      const { Properties } = resourceById(built.template, logicalId(built.stack, fn.fn));
+      expect(Properties, id).toMatchObject({
+        Runtime: "nodejs24.x",
+        Architectures: ["arm64"],
+        Handler: "index.handler",
+        LoggingConfig: { LogGroup: { Ref: logicalId(built.stack, fn.logGroup) } },
+      });
+    }
+  });
+
+  it("keeps log groups for the stage's retention", () => {
+    for (const { stage, template } of both()) {
+      const retention = stageConfig(stage).logRetention;
+      const groups = Object.values(template.findResources("AWS::Logs::LogGroup"));
+      expect(groups.length).toBe(HTTP_FUNCTIONS.length + 1 + WORKERS.length + 1);
+      for (const group of groups) expect(group.Properties.RetentionInDays).toBe(retention);
+    }
+  });
+
+  it("gives every function the service environment", () => {
+    const built = dev();
+    const tableId = logicalId(built.stack, built.stack.work.resources.table);
+    for (const { id, fn } of subjects(built.stack)) {
+      expect(environmentOf(built, fn), id).toMatchObject({
+        NODE_OPTIONS: "--enable-source-maps",
+        POWERTOOLS_SERVICE_NAME: "knowledge-ingestion-service",
+        POWERTOOLS_LOG_LEVEL: "INFO",
+        [ENV.stage]: "dev",
+        [ENV.defaultEmbeddingProvider]: "BEDROCK",
+        [ENV.tableName]: { Ref: tableId },
+      });
+    }
+  });
+
+  it("tells functions where their queues, bucket and vector bucket are only when they may use them", () => {
+    const built = dev();
+    for (const { id, fn, access } of subjects(built.stack)) {
+      const env = environmentOf(built, fn);
+      expect(ENV.deleteQueueUrl in env, id).toBe(access.queues?.includes("delete") ?? false);
+      expect(ENV.ingestQueueUrl in env, id).toBe(access.queues?.includes("ingest") ?? false);
+      expect(ENV.bucketName in env, id).toBe(access.bucket !== undefined);
+      expect(ENV.vectorBucketName in env, id).toBe(access.vectors !== undefined);
+      if (access.bucket) {
+        expect(env[ENV.uploadUrlTtlSeconds]).toBe("3600");
+        expect(env[ENV.downloadUrlTtlSeconds]).toBe("3600");
+      }
+      if (access.vectors) expect(env[ENV.vectorStoreBackend]).toBe("s3vectors");
+    }
+  });
+
+  it("tells workers after how many deliveries their queue gives up", () => {
+    const built = dev();
+    for (const definition of WORKERS) {
+      const env = environmentOf(built, built.stack.work.workers.get(definition.id)!);
+      expect(env[ENV.maxReceiveCount]).toBe(String(QUEUES[definition.queue].maxReceiveCount));
+    }
+  });
+
+  it("uses the worker's own memory and timeout", () => {
+    const built = dev();
+    for (const definition of WORKERS) {
+      const fn = built.stack.work.workers.get(definition.id)!;
+      expect(resourceById(built.template, logicalId(built.stack, fn.fn)).Properties).toMatchObject({
+        MemorySize: definition.memoryMb,
+        Timeout: definition.timeoutSeconds,
+      });
+    }
+  });
+});
+
+describe("least privilege", () => {
+  const dynamoWrites = ["dynamodb:PutItem", "dynamodb:UpdateItem", "dynamodb:DeleteItem", "dynamodb:BatchWriteItem"];
+
+  it("gives functions with read access to the table no DynamoDB write action", () => {
+    const built = dev();
+    const readers = subjects(built.stack).filter((subject) => subject.access.table === "read");
+    expect(readers.length).toBeGreaterThan(0);
+    for (const { id, fn } of readers) {
+      const { actions } = grantsOf(built, fn);
+      expect(actions.has("dynamodb:Query"), id).toBe(true);
+      for (const action of dynamoWrites) expect(actions.has(action), `${id} ${action}`).toBe(false);
+    }
+  });
+
+  it("gives functions with read-write access to the table the write actions", () => {
+    const built = dev();
+    for (const { id, fn } of subjects(built.stack).filter((subject) => subject.access.table === "readWrite")) {
+      const { actions } = grantsOf(built, fn);
+      for (const action of dynamoWrites) expect(actions.has(action), `${id} ${action}`).toBe(true);
+    }
+  });
+
+  it("lets only functions with queue access send messages, and only to their own queues", () => {
+    const built = dev();
+    for (const { id, fn, access } of subjects(built.stack)) {
+      const { statements } = grantsOf(built, fn);
+      const sending = statements.filter((statement) => [statement.Action].flat().includes("sqs:SendMessage"));
+      const targets = sending.flatMap((statement) => [statement.Resource].flat());
+      const allowed = (access.queues ?? []).map((queue) =>
+        getAtt(logicalId(built.stack, built.stack.work.queues[queue].queue)),
+      );
+      expect(targets, id).toEqual(allowed);
+    }
+  });
+
+  it("grants S3 actions only to functions with bucket access, and deletes only with read-write access", () => {
+    const built = dev();
+    for (const { id, fn, access } of subjects(built.stack)) {
+      const actions = [...grantsOf(built, fn).actions];
+      expect(actions.some((action) => action.startsWith("s3:")), id).toBe(access.bucket !== undefined);
+      expect(actions.includes("s3:DeleteObject*"), id).toBe(access.bucket === "readWrite");
+      expect(actions.includes("s3:PutObject"), id).toBe(access.bucket === "put" || access.bucket === "readWrite");
+    }
+  });
+
+  it("grants S3 Vectors and Bedrock only to functions with vector access, and writes only with read-write access", () => {
+    const built = dev();
+    for (const { id, fn, access } of subjects(built.stack)) {
+      const actions = [...grantsOf(built, fn).actions];
+      expect(actions.some((action) => action.startsWith("s3vectors:")), id).toBe(access.vectors !== undefined);
+      expect(actions.includes("bedrock:InvokeModel"), id).toBe(access.vectors !== undefined);
+      expect(actions.includes("s3vectors:PutVectors"), id).toBe(access.vectors === "readWrite");
+    }
+  });
+
+  it("scopes vector access to the service's vector bucket and its indexes", () => {
+    const built = dev();
+    const vectorBucketArn = getAtt("VectorBucket", "VectorBucketArn");
+    for (const { id, fn, access } of subjects(built.stack).filter((subject) => subject.access.vectors)) {
+      const statement = grantsOf(built, fn).statements.find((s) => [s.Action].flat().includes("s3vectors:QueryVectors"));
+      expect(statement?.Resource, `${id} ${access.vectors}`).toEqual([
+        vectorBucketArn,
+        { "Fn::Join": ["", [vectorBucketArn, "/index/*"]] },
+      ]);
+    }
+  });
+
+  it("lets each function write logs only to its own log group, without managed policies", () => {
+    const built = dev();
+    for (const { id, fn } of subjects(built.stack)) {
+      const role = resourceById(built.template, logicalId(built.stack, fn.fn.role!));
+      expect(role.Properties.ManagedPolicyArns, id).toBeUndefined();
+      const logs = grantsOf(built, fn).statements.filter((statement) =>
+        [statement.Action].flat().some((action) => action.startsWith("logs:")),
+      );
+      expect(logs.flatMap((statement) => [statement.Resource].flat()), id).toEqual([
+        getAtt(logicalId(built.stack, fn.logGroup)),
+      ]);
+    }
+  });
+});
+
+describe("work queues", () => {
+  it.each(Object.values(QUEUES))("gives the $name queue a dead-letter queue after $maxReceiveCount receives", (definition) => {
+    const { template, stack } = dev();
+    const { queue, deadLetterQueue } = stack.work.queues[definition.name];
+    const dlqId = logicalId(stack, deadLetterQueue);
+    expect(resourceById(template, logicalId(stack, queue)).Properties).toMatchObject({
+      RedrivePolicy: { deadLetterTargetArn: getAtt(dlqId), maxReceiveCount: definition.maxReceiveCount },
+      SqsManagedSseEnabled: true,
+    });
+    expect(resourceById(template, dlqId).Properties).toMatchObject({
+      MessageRetentionPeriod: 14 * 24 * 3600,
+      SqsManagedSseEnabled: true,
+    });
+  });
+
+  it("sets each consumed queue's visibility timeout from its worker's timeout", () => {
+    const { template, stack } = dev();
+    for (const worker of WORKERS) {
+      const queue = resourceById(template, logicalId(stack, stack.work.queues[worker.queue].queue));
+      expect(queue.Properties.VisibilityTimeout).toBe(visibilityTimeoutSeconds(worker));
+    }
+  });
+
+  it("refuses plain-HTTP access to every queue", () => {
+    const { template } = dev();
+    const policies = Object.values(template.findResources("AWS::SQS::QueuePolicy"));
+    expect(policies.length).toBe(Object.keys(QUEUES).length * 2);
+    for (const policy of policies) {
+      expect(policy.Properties.PolicyDocument.Statement).toContainEqual(
+        expect.objectContaining({ Effect: "Deny", Condition: { Bool: { "aws:SecureTransport": "false" } } }),
+      );
+    }
+  });
+
+  it("alarms as soon as a dead-letter queue holds a message", () => {
+    const { template, stack } = dev();
+    for (const { deadLetterQueue } of Object.values(stack.work.queues)) {
+      template.hasResourceProperties("AWS::CloudWatch::Alarm", {
+        Namespace: "AWS/SQS",
+        MetricName: "ApproximateNumberOfMessagesVisible",
+        Dimensions: [{ Name: "QueueName", Value: getAtt(logicalId(stack, deadLetterQueue), "QueueName") }],
+        Threshold: 0,
+        ComparisonOperator: "GreaterThanThreshold",
+      });
+    }
+  });
+
+  it("subscribes each worker to its queue with partial batch failures reported", () => {
+    const { template, stack } = dev();
+    template.resourceCountIs("AWS::Lambda::EventSourceMapping", WORKERS.length);
+    for (const worker of WORKERS) {
+      template.hasResourceProperties("AWS::Lambda::EventSourceMapping", {
+        FunctionName: { Ref: logicalId(stack, stack.work.workers.get(worker.id)!.fn) },
+        EventSourceArn: getAtt(logicalId(stack, stack.work.queues[worker.queue].queue)),
+        BatchSize: worker.batchSize,
+        FunctionResponseTypes: ["ReportBatchItemFailures"],
+      });
+    }
+  });
+});
+
+describe("table", () => {
+  it("has the keys, indexes and TTL of the data layer's schema, on demand with point-in-time recovery", () => {
+    dev().template.hasResourceProperties("AWS::DynamoDB::GlobalTable", {
+      KeySchema: [
+        { AttributeName: PARTITION_KEY, KeyType: "HASH" },
+        { AttributeName: SORT_KEY, KeyType: "RANGE" },
+      ],
+      BillingMode: "PAY_PER_REQUEST",
+      TimeToLiveSpecification: { AttributeName: TTL_ATTRIBUTE, Enabled: true },
+      GlobalSecondaryIndexes: ALL_INDEXES.map((index) => ({
+        IndexName: index.name,
+        KeySchema: [
+          { AttributeName: index.partitionKey, KeyType: "HASH" },
+          { AttributeName: LIST_SORT_KEY, KeyType: "RANGE" },
+        ],
+        Projection: { ProjectionType: "ALL" },
+      })),
+      Replicas: [Match.objectLike({ PointInTimeRecoverySpecification: { PointInTimeRecoveryEnabled: true } })],
+    });
+  });
+
+  it("is deleted with a dev stack but retained and deletion-protected in prod", () => {
+    const [devTable] = Object.values(dev().template.findResources("AWS::DynamoDB::GlobalTable"));
+    const [prodTable] = Object.values(prod().template.findResources("AWS::DynamoDB::GlobalTable"));
+    expect(devTable!.DeletionPolicy).toBe("Delete");
+    expect(devTable!.Properties.Replicas[0].DeletionProtectionEnabled).toBeFalsy();
+    expect(prodTable!.DeletionPolicy).toBe("Retain");
+    expect(prodTable!.Properties.Replicas[0].DeletionProtectionEnabled).toBe(true);
+  });
+});
+
+describe("file bucket", () => {
+  it("blocks all public access and encrypts with S3-managed keys", () => {
+    dev().template.hasResourceProperties("AWS::S3::Bucket", {
+      PublicAccessBlockConfiguration: {
+        BlockPublicAcls: true,
+        BlockPublicPolicy: true,
+        IgnorePublicAcls: true,
+        RestrictPublicBuckets: true,
+      },
+      BucketEncryption: { ServerSideEncryptionConfiguration: [{ ServerSideEncryptionByDefault: { SSEAlgorithm: "AES256" } }] },
+    });
+  });
+
+  it("denies every request not made over TLS", () => {
+    dev().template.hasResourceProperties("AWS::S3::BucketPolicy", {
+      PolicyDocument: {
+        Statement: Match.arrayWith([
+          Match.objectLike({
+            Effect: "Deny",
+            Action: "s3:*",
+            Condition: { Bool: { "aws:SecureTransport": "false" } },
+          }),
+        ]),
+      },
+    });
+  });
+
+  it("allows browsers to use presigned URLs from the configured origins", () => {
+    dev().template.hasResourceProperties("AWS::S3::Bucket", {
+      CorsConfiguration: {
+        CorsRules: [
+          Match.objectLike({
+            AllowedMethods: ["PUT", "GET", "HEAD"],
+            AllowedOrigins: stageConfig("dev").corsOrigins,
+            AllowedHeaders: ["content-type", "content-length"],
+            ExposedHeaders: ["ETag"],
+          }),
+        ],
+      },
+    });
+  });
+
+  it("aborts stale multipart uploads and expires worker scratch files", () => {
+    dev().template.hasResourceProperties("AWS::S3::Bucket", {
+      LifecycleConfiguration: {
+        Rules: Match.arrayWith([
+          Match.objectLike({ AbortIncompleteMultipartUpload: { DaysAfterInitiation: 1 }, Status: "Enabled" }),
+          Match.objectLike({ Prefix: STAGING_PREFIX, ExpirationInDays: 2, Status: "Enabled" }),
+        ]),
+      },
+    });
+  });
+
+  it("is retained with a prod stack", () => {
+    const [bucket] = Object.values(prod().template.findResources("AWS::S3::Bucket"));
+    expect(bucket!.DeletionPolicy).toBe("Retain");
+  });
+});
+
+describe("outputs", () => {
+  it("exports what clients, the key CLI and operators need", () => {
+    const outputs = Object.keys(dev().template.toJSON().Outputs);
+    expect(outputs.sort()).toEqual(
+      [
+        "ApiUrl",
+        "TableName",
+        "BucketName",
+        "VectorBucketArn",
+        "UsagePlanId",
+        "IngestQueueUrl",
+        "IngestDeadLetterQueueUrl",
+        "DeleteQueueUrl",
+        "DeleteDeadLetterQueueUrl",
+      ].sort(),
+    );
+  });
+
+  it("gives the API base URL including the stage, without a trailing slash", () => {
+    const { template, stack } = dev();
+    const parts = template.toJSON().Outputs.ApiUrl.Value["Fn::Join"][1] as unknown[];
+    expect(parts[0]).toBe("https://");
+    expect(parts[1]).toEqual({ Ref: logicalId(stack, stack.api.api) });
+    expect(parts.at(-1)).toEqual({ Ref: logicalId(stack, stack.api.api.deploymentStage) });
+  });
+});

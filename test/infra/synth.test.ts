@@ -1,0 +1,66 @@
+import { execFile } from "node:child_process";
+import fs from "node:fs";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { afterAll, describe, expect, it } from "vitest";
+import { ESM_REQUIRE_BANNER } from "../../lib/bundling.ts";
+import { HTTP_FUNCTIONS } from "../../lib/routes.ts";
+import { WORKERS } from "../../lib/workers.ts";
+
+const PROJECT_ROOT = fileURLToPath(new URL("../../", import.meta.url));
+
+// The Deno app may write only under cdk.out (cdk.json), so the throw-away output lives there too.
+fs.mkdirSync(path.join(PROJECT_ROOT, "cdk.out"), { recursive: true });
+const outdir = fs.mkdtempSync(path.join(PROJECT_ROOT, "cdk.out", "synth-test-"));
+
+afterAll(() => fs.rmSync(outdir, { recursive: true, force: true }));
+
+function cdkSynth(): Promise<{ code: number; output: string }> {
+  return new Promise((resolve) => {
+    execFile(
+      "npx",
+      ["--no-install", "cdk", "synth", "-q", "-o", outdir],
+      {
+        cwd: PROJECT_ROOT,
+        timeout: 120_000,
+        maxBuffer: 64 * 1024 * 1024,
+        env: {
+          ...process.env,
+          CDK_DISABLE_CLI_TELEMETRY: "true",
+          AWS_EC2_METADATA_DISABLED: "true",
+          CDK_DEFAULT_ACCOUNT: "111111111111",
+          CDK_DEFAULT_REGION: "us-east-1",
+        },
+      },
+      (error, stdout, stderr) => {
+        const code = error ? (typeof error.code === "number" ? error.code : 1) : 0;
+        resolve({ code, output: `${stdout}\n${stderr}` });
+      },
+    );
+  });
+}
+
+type Template = { Resources: Record<string, { Type: string; Metadata?: Record<string, string> }> };
+
+describe("cdk synth through the CLI (Deno app, esbuild bundling, cdk-nag)", () => {
+  it("exits 0 and writes a template with the API and a bundled ESM handler per function", { timeout: 150_000 }, async () => {
+    const { code, output } = await cdkSynth();
+    expect(code, output.slice(-4000)).toBe(0);
+
+    const template = JSON.parse(
+      fs.readFileSync(path.join(outdir, "KnowledgeIngestionService-dev.template.json"), "utf8"),
+    ) as Template;
+    const types = Object.values(template.Resources).map((resource) => resource.Type);
+    expect(types).toContain("AWS::ApiGateway::RestApi");
+
+    const functions = Object.values(template.Resources).filter((resource) => resource.Type === "AWS::Lambda::Function");
+    expect(functions.length).toBe(HTTP_FUNCTIONS.length + 1 + WORKERS.length);
+    for (const fn of functions) {
+      const assetPath = fn.Metadata?.["aws:asset:path"];
+      expect(assetPath).toBeDefined();
+      const bundle = fs.readFileSync(path.join(outdir, assetPath!, "index.mjs"), "utf8");
+      expect(bundle.startsWith(ESM_REQUIRE_BANNER)).toBe(true);
+      expect(fs.existsSync(path.join(outdir, assetPath!, "index.mjs.map"))).toBe(true);
+    }
+  });
+});
