@@ -89,6 +89,61 @@ export const HTTP_FUNCTIONS: HttpFunctionDefinition[] = [
     routes: [{ method: "DELETE", path: `${NAMESPACE}/hosting` }],
     access: { table: "readWrite" },
   },
+  {
+    id: "CreateUploadUrl",
+    entry: "functions/http/uploads/create.ts",
+    routes: [{ method: "POST", path: `${NAMESPACE}/uploads` }],
+    access: { table: "read", bucket: "put" },
+  },
+  {
+    id: "CreateUploadUrls",
+    entry: "functions/http/uploads/create-batch.ts",
+    routes: [{ method: "POST", path: `${NAMESPACE}/uploads/batch` }],
+    access: { table: "read", bucket: "put" },
+  },
+  {
+    id: "CreateIngestJob",
+    entry: "functions/http/ingest-jobs/create.ts",
+    routes: [{ method: "POST", path: `${NAMESPACE}/ingest-jobs` }],
+    access: { table: "readWrite", bucket: "readWrite", queues: ["ingest"] },
+  },
+  {
+    id: "ListIngestJobs",
+    entry: "functions/http/ingest-jobs/list.ts",
+    routes: [{ method: "GET", path: `${NAMESPACE}/ingest-jobs` }],
+    // Writes only the cursor-signing secret, once, on first use.
+    access: { table: "readWrite", bucket: "read" },
+  },
+  {
+    id: "GetIngestJob",
+    entry: "functions/http/ingest-jobs/get.ts",
+    routes: [{ method: "GET", path: `${NAMESPACE}/ingest-jobs/{jobId}` }],
+    access: { table: "read", bucket: "read" },
+  },
+  {
+    id: "ListDocuments",
+    entry: "functions/http/documents/list.ts",
+    routes: [{ method: "GET", path: `${NAMESPACE}/documents` }],
+    access: { table: "readWrite", bucket: "read" },
+  },
+  {
+    id: "GetDocument",
+    entry: "functions/http/documents/get.ts",
+    routes: [{ method: "GET", path: `${NAMESPACE}/documents/{documentId}` }],
+    access: { table: "read", bucket: "read" },
+  },
+  {
+    id: "CreateFileDownloadUrl",
+    entry: "functions/http/documents/file-download-url.ts",
+    routes: [{ method: "POST", path: `${NAMESPACE}/documents/{documentId}/file-download-url` }],
+    access: { table: "read", bucket: "read" },
+  },
+  {
+    id: "CreateChunksDownloadUrl",
+    entry: "functions/http/documents/chunks-download-url.ts",
+    routes: [{ method: "POST", path: `${NAMESPACE}/documents/{documentId}/chunks-download-url` }],
+    access: { table: "read", bucket: "read" },
+  },
 ];
 
 export const AUTHORIZER = { id: "Authorizer", entry: "functions/authorizer/token.ts", access: { table: "read" } } as const;

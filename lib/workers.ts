@@ -28,6 +28,18 @@ export const QUEUES: Record<QueueName, QueueDefinition> = {
 
 export const WORKERS: WorkerDefinition[] = [
   {
+    id: "IngestWorker",
+    entry: "functions/workers/ingest.ts",
+    queue: "ingest",
+    batchSize: 5,
+    // Long documents continue in a follow-up message a minute before this limit (process-document.ts),
+    // and the 30-minute visibility timeout it implies keeps retries of a failed step reasonably prompt.
+    timeoutSeconds: 300,
+    // 1,769 MB is one full vCPU: parsing, chunking and hashing are CPU-bound.
+    memoryMb: 1769,
+    access: { table: "readWrite", bucket: "readWrite", queues: ["ingest"], vectors: "readWrite" },
+  },
+  {
     id: "DeleteWorker",
     entry: "functions/workers/delete.ts",
     queue: "delete",

@@ -1,6 +1,5 @@
-import { createHash, createHmac } from "node:crypto";
+import { createHash, createHmac, timingSafeEqual } from "node:crypto";
 import { createServer, request as forward, type IncomingMessage, type Server, type ServerResponse } from "node:http";
-import { SignatureV4 } from "@smithy/signature-v4";
 
 /**
  * A front for the S3 emulator that checks presigned URLs the way S3 does. The emulator accepts any
@@ -22,57 +21,17 @@ export interface S3Gateway {
   close(): Promise<void>;
 }
 
-type SourceData = string | ArrayBuffer | ArrayBufferView;
-
-function toBinary(data: SourceData): string | Uint8Array {
-  if (typeof data === "string") return data;
-  if (data instanceof ArrayBuffer) return new Uint8Array(data);
-  return new Uint8Array(data.buffer, data.byteOffset, data.byteLength);
-}
-
-class Sha256 {
-  private readonly hash;
-  constructor(secret?: SourceData) {
-    this.hash = secret ? createHmac("sha256", toBinary(secret)) : createHash("sha256");
-  }
-  update(data: SourceData): void {
-    this.hash.update(toBinary(data));
-  }
-  async digest(): Promise<Uint8Array> {
-    return this.hash.digest();
-  }
-}
-
-const AUTH_QUERY = new Set([
-  "X-Amz-Algorithm",
-  "X-Amz-Credential",
-  "X-Amz-Date",
-  "X-Amz-Expires",
-  "X-Amz-SignedHeaders",
-  "X-Amz-Signature",
-  "X-Amz-Content-Sha256",
-  "X-Amz-Security-Token",
-]);
-
 export async function startS3Gateway(options: S3GatewayOptions): Promise<S3Gateway> {
   const upstream = new URL(options.upstream);
-  const signer = new SignatureV4({
-    service: "s3",
-    region: options.region,
-    credentials: { accessKeyId: options.accessKeyId, secretAccessKey: options.secretAccessKey },
-    sha256: Sha256,
-    uriEscapePath: false,
-    applyChecksum: false,
-  });
 
   const server: Server = createServer(async (req, res) => {
     try {
       const url = new URL(req.url ?? "/", "http://local");
       if (url.searchParams.has("X-Amz-Signature")) {
-        const refusal = await verifyPresigned(signer, req, url);
+        const refusal = verifyPresigned(options, req);
         if (refusal) return sendS3Error(res, refusal.code, refusal.message);
       }
-      proxy(req, res, upstream);
+      proxy(req, res, upstream, responseOverrides(url));
     } catch (error) {
       sendS3Error(res, "InternalError", error instanceof Error ? error.message : String(error), 500);
     }
@@ -86,47 +45,77 @@ export async function startS3Gateway(options: S3GatewayOptions): Promise<S3Gatew
   };
 }
 
-async function verifyPresigned(
-  signer: SignatureV4,
-  req: IncomingMessage,
-  url: URL,
-): Promise<{ code: string; message: string } | null> {
-  const params = url.searchParams;
-  const amzDate = params.get("X-Amz-Date") ?? "";
-  const expires = Number(params.get("X-Amz-Expires"));
-  const signedHeaders = (params.get("X-Amz-SignedHeaders") ?? "").split(";").filter(Boolean);
+/**
+ * SigV4 query-string authentication, computed from the request as received: canonical request,
+ * string to sign, derived key, signature. Returns why S3 would refuse the request, or null.
+ */
+function verifyPresigned(options: S3GatewayOptions, req: IncomingMessage): { code: string; message: string } | null {
+  const [rawPath = "/", rawQuery = ""] = (req.url ?? "/").split("?", 2);
+  const query = rawQuery
+    .split("&")
+    .filter(Boolean)
+    .map((pair) => {
+      const [key = "", value = ""] = pair.split("=", 2);
+      return [decodeComponent(key), decodeComponent(value)] as const;
+    });
+  const param = (name: string) => query.find(([key]) => key === name)?.[1];
+  const amzDate = param("X-Amz-Date") ?? "";
+  const expires = Number(param("X-Amz-Expires"));
+  const credential = (param("X-Amz-Credential") ?? "").split("/");
+  const signedHeaders = (param("X-Amz-SignedHeaders") ?? "").split(";").filter(Boolean);
   const signingDate = parseAmzDate(amzDate);
-  if (!signingDate || !Number.isInteger(expires) || signedHeaders.length === 0) {
+  if (!signingDate || !Number.isInteger(expires) || signedHeaders.length === 0 || credential.length !== 5) {
     return { code: "AuthorizationQueryParametersError", message: "The presigned URL is malformed." };
   }
-  if (Date.now() > signingDate.getTime() + expires * 1000) {
-    return { code: "AccessDenied", message: "Request has expired" };
+  const [accessKeyId, day, region, service] = credential as [string, string, string, string, string];
+  if (accessKeyId !== options.accessKeyId) {
+    return { code: "InvalidAccessKeyId", message: "The AWS access key Id you provided does not exist in our records." };
   }
-  const headers: Record<string, string> = {};
-  for (const name of signedHeaders) {
+  if (Date.now() > signingDate.getTime() + expires * 1000) return { code: "AccessDenied", message: "Request has expired" };
+
+  const canonicalHeaders: string[] = [];
+  for (const name of [...signedHeaders].sort()) {
     const value = req.headers[name];
     if (value === undefined) return { code: "SignatureDoesNotMatch", message: `Signed header ${name} is missing.` };
-    headers[name] = Array.isArray(value) ? value.join(",") : value;
+    canonicalHeaders.push(`${name}:${(Array.isArray(value) ? value.join(",") : value).trim().replace(/\s+/g, " ")}\n`);
   }
-  headers["x-amz-content-sha256"] = params.get("X-Amz-Content-Sha256") ?? "UNSIGNED-PAYLOAD";
-  const query: Record<string, string> = {};
-  for (const [key, value] of params) if (!AUTH_QUERY.has(key)) query[key] = value;
-  const expected = await signer.presign(
-    { method: req.method ?? "GET", protocol: "http:", hostname: "local", path: url.pathname, query, headers },
-    {
-      signingDate,
-      expiresIn: expires,
-      signableHeaders: new Set(signedHeaders),
-      unhoistableHeaders: new Set(signedHeaders),
-    },
-  );
-  if (expected.query?.["X-Amz-Signature"] !== params.get("X-Amz-Signature")) {
-    return {
-      code: "SignatureDoesNotMatch",
-      message: "The request signature we calculated does not match the signature you provided.",
-    };
+  const canonicalQuery = query
+    .filter(([key]) => key !== "X-Amz-Signature")
+    .map(([key, value]) => [rfc3986(key), rfc3986(value)] as const)
+    .sort(([a, av], [b, bv]) => (a < b ? -1 : a > b ? 1 : av < bv ? -1 : av > bv ? 1 : 0))
+    .map(([key, value]) => `${key}=${value}`)
+    .join("&");
+  const canonicalRequest = [
+    req.method ?? "GET",
+    rawPath,
+    canonicalQuery,
+    canonicalHeaders.join(""),
+    signedHeaders.join(";"),
+    param("X-Amz-Content-Sha256") ?? "UNSIGNED-PAYLOAD",
+  ].join("\n");
+  const scope = `${day}/${region}/${service}/aws4_request`;
+  const stringToSign = ["AWS4-HMAC-SHA256", amzDate, scope, createHash("sha256").update(canonicalRequest).digest("hex")].join("\n");
+  let key: Buffer = createHmac("sha256", `AWS4${options.secretAccessKey}`).update(day).digest();
+  for (const part of [region, service, "aws4_request"]) key = createHmac("sha256", key).update(part).digest();
+  const expected = Buffer.from(createHmac("sha256", key).update(stringToSign).digest("hex"));
+  const given = Buffer.from(param("X-Amz-Signature") ?? "");
+  if (expected.length !== given.length || !timingSafeEqual(expected, given)) {
+    return { code: "SignatureDoesNotMatch", message: "The request signature we calculated does not match the signature you provided." };
   }
   return null;
+}
+
+function decodeComponent(value: string): string {
+  try {
+    return decodeURIComponent(value.replace(/\+/g, "%20"));
+  } catch {
+    return value;
+  }
+}
+
+/** SigV4's URI encoding: everything but unreserved characters, upper-case hex. */
+function rfc3986(value: string): string {
+  return encodeURIComponent(value).replace(/[!'()*]/g, (char) => `%${char.charCodeAt(0).toString(16).toUpperCase()}`);
 }
 
 function parseAmzDate(value: string): Date | null {
@@ -136,7 +125,16 @@ function parseAmzDate(value: string): Date | null {
   return new Date(Date.UTC(Number(y), Number(mo) - 1, Number(d), Number(h), Number(mi), Number(s)));
 }
 
-function proxy(req: IncomingMessage, res: ServerResponse, upstream: URL): void {
+/** S3 lets a presigned GET choose response headers (`response-content-disposition` and the like). */
+function responseOverrides(url: URL): Record<string, string> {
+  const overrides: Record<string, string> = {};
+  for (const [name, value] of url.searchParams) {
+    if (name.startsWith("response-") && name !== "response-") overrides[name.slice("response-".length)] = value;
+  }
+  return overrides;
+}
+
+function proxy(req: IncomingMessage, res: ServerResponse, upstream: URL, overrides: Record<string, string>): void {
   const outgoing = forward(
     {
       host: upstream.hostname,
@@ -146,7 +144,8 @@ function proxy(req: IncomingMessage, res: ServerResponse, upstream: URL): void {
       headers: { ...req.headers, host: upstream.host },
     },
     (upstreamResponse) => {
-      res.writeHead(upstreamResponse.statusCode ?? 502, upstreamResponse.headers);
+      const status = upstreamResponse.statusCode ?? 502;
+      res.writeHead(status, status < 300 ? { ...upstreamResponse.headers, ...overrides } : upstreamResponse.headers);
       upstreamResponse.pipe(res);
     },
   );

@@ -16,6 +16,7 @@ export const ENV = {
   maxUploadBytes: "MAX_UPLOAD_BYTES",
   allowPrivateFileUrls: "ALLOW_PRIVATE_FILE_URLS",
   maxReceiveCount: "MAX_RECEIVE_COUNT",
+  ingestStepMaxChunks: "INGEST_STEP_MAX_CHUNKS",
 } as const;
 
 export type EnvName = (typeof ENV)[keyof typeof ENV];

@@ -1,4 +1,5 @@
 import { ENV } from "./env-names.ts";
+import { MAX_UPLOAD_BYTES_DEFAULT } from "./ingest/file-types.ts";
 
 /**
  * Configuration read from the environment. Read on use rather than at import so that the local
@@ -29,7 +30,9 @@ export const config = {
   vectorBucketName: () => required(ENV.vectorBucketName),
   uploadUrlTtlSeconds: () => positiveInt(ENV.uploadUrlTtlSeconds, 3600),
   downloadUrlTtlSeconds: () => positiveInt(ENV.downloadUrlTtlSeconds, 3600),
-  maxUploadBytes: () => positiveInt(ENV.maxUploadBytes, 200 * 1024 * 1024),
+  maxUploadBytes: () => positiveInt(ENV.maxUploadBytes, MAX_UPLOAD_BYTES_DEFAULT),
   allowPrivateFileUrls: () => process.env[ENV.allowPrivateFileUrls] === "true",
   maxReceiveCount: () => positiveInt(ENV.maxReceiveCount, 5),
+  /** Chunks embedded per worker invocation before the rest continues in a follow-up message. */
+  ingestStepMaxChunks: () => positiveInt(ENV.ingestStepMaxChunks, 20_000),
 };

@@ -1,0 +1,16 @@
+import { conflict } from "../../shared/errors.ts";
+import { httpHandler, ok } from "../../shared/http.ts";
+import { loadDocumentForRequest } from "../../shared/db/documents.ts";
+import { documentPath } from "../../shared/domain/params.ts";
+import { chunksKey } from "../../shared/storage/object-keys.ts";
+import { presignDownload } from "../../shared/storage/presign.ts";
+
+/** E11: a presigned GET of the chunks file (JSON) of a COMPLETED document. */
+export const handler = httpHandler({ path: documentPath, tenant: true, namespace: "any" }, async ({ namespace, tenantId, path }) => {
+  const document = await loadDocumentForRequest(namespace.id, tenantId, path.documentId);
+  if (document.status !== "COMPLETED") {
+    throw conflict(`Document ${document.id} is ${document.status}; chunks can be downloaded once it is COMPLETED.`);
+  }
+  const url = await presignDownload(chunksKey(document.namespaceId, document.id), `${document.id}-chunks.json`, "application/json");
+  return ok({ url });
+});

@@ -1,0 +1,10 @@
+import { httpHandler, ok } from "../../shared/http.ts";
+import { loadDocumentForRequest } from "../../shared/db/documents.ts";
+import { documentPath } from "../../shared/domain/params.ts";
+import { documentsToWire } from "../../shared/jobs/wire.ts";
+
+export const handler = httpHandler({ path: documentPath, tenant: true, namespace: "any" }, async ({ namespace, tenantId, path }) => {
+  const document = await loadDocumentForRequest(namespace.id, tenantId, path.documentId);
+  const [wire] = await documentsToWire([document]);
+  return ok(wire);
+});

@@ -1,0 +1,12 @@
+import { created, httpHandler } from "../../shared/http.ts";
+import { namespacePath } from "../../shared/domain/params.ts";
+import { createIngestJobBody, jobToWire } from "../../shared/domain/ingest-job.ts";
+import { createIngestJob } from "../../shared/jobs/create-job.ts";
+
+export const handler = httpHandler(
+  { path: namespacePath, tenant: true, namespace: "active", body: createIngestJobBody },
+  async ({ namespace, tenantId, body }) => {
+    const { job, payload } = await createIngestJob(namespace, tenantId, body);
+    return created(jobToWire(job, payload));
+  },
+);

@@ -1,0 +1,11 @@
+import { httpHandler, ok } from "../../shared/http.ts";
+import { loadJobForRequest } from "../../shared/db/ingest-jobs.ts";
+import { jobPath } from "../../shared/domain/params.ts";
+import { jobsToWire } from "../../shared/jobs/wire.ts";
+
+/** E6. */
+export const handler = httpHandler({ path: jobPath, tenant: true, namespace: "any" }, async ({ namespace, tenantId, path }) => {
+  const job = await loadJobForRequest(namespace.id, tenantId, path.jobId);
+  const [wire] = await jobsToWire([job]);
+  return ok(wire);
+});

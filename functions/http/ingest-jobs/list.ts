@@ -1,0 +1,26 @@
+import { httpHandler, ok } from "../../shared/http.ts";
+import { toRecord } from "../../shared/db/items.ts";
+import { listPage } from "../../shared/db/pager.ts";
+import type { IngestJobRecord } from "../../shared/domain/ingest-job.ts";
+import { listQuery } from "../../shared/domain/list-query.ts";
+import { namespacePath } from "../../shared/domain/params.ts";
+import { jobsToWire } from "../../shared/jobs/wire.ts";
+
+/** E5: cursor-paginated, newest first by default; with x-tenant-id only that tenant's jobs. */
+export const handler = httpHandler(
+  { path: namespacePath, tenant: true, namespace: "any", query: listQuery },
+  async ({ namespace, tenantId, query }) => {
+    const page = await listPage({
+      collection: "JOBS",
+      namespaceId: namespace.id,
+      tenantId,
+      statuses: query.statuses,
+      parentJobId: null,
+      order: query.order,
+      direction: query.cursorDirection,
+      cursor: query.cursor ?? null,
+      perPage: query.perPage,
+    });
+    return ok(await jobsToWire(page.items.map((item) => toRecord<IngestJobRecord>(item))), { pagination: page.pagination });
+  },
+);

@@ -1,0 +1,9 @@
+import { created, httpHandler } from "../../shared/http.ts";
+import { namespacePath } from "../../shared/domain/params.ts";
+import { assertUploadable, createUploadTarget, uploadFile } from "../../shared/domain/uploads.ts";
+
+/** E3: a presigned PUT URL for one file; the client must send the declared Content-Type and size. */
+export const handler = httpHandler({ path: namespacePath, namespace: "active", body: uploadFile }, async ({ namespace, body }) => {
+  assertUploadable([body], "");
+  return created(await createUploadTarget(namespace.id, body));
+});

@@ -1,0 +1,79 @@
+import type { IngestConfig } from "./ingest-config.ts";
+import type { Status } from "./statuses.ts";
+
+export type DocumentSource =
+  | { type: "TEXT"; text: string }
+  | { type: "MANAGED_FILE"; key: string }
+  | { type: "FILE"; fileUrl: string };
+
+/** Where a resumable processing run stands; kept on the document between steps. */
+export interface ProcessingCheckpoint {
+  runId: string;
+  /** Chunks already embedded and written to the vector store. */
+  embedded: number;
+  totalChunks: number;
+  totalCharacters: number;
+  totalPages: number;
+  tokens: number;
+}
+
+/** The vector set of a finished run; search serves only the document's current generation. */
+export interface VectorGeneration {
+  runId: string;
+  totalChunks: number;
+}
+
+export interface DocumentRecord {
+  id: string;
+  ingestJobId: string;
+  namespaceId: string;
+  tenantId: string | null;
+  name: string | null;
+  status: Status;
+  error: string | null;
+  /** For a TEXT source too large for the table, `text` is omitted and `sourceObjectKey` names the S3 copy. */
+  source: DocumentSource | { type: "TEXT" };
+  sourceObjectKey: string | null;
+  properties: { fileSize: number; mimeType: string } | null;
+  config: IngestConfig | null;
+  totalChunks: number | null;
+  totalTokens: number | null;
+  totalCharacters: number | null;
+  totalPages: number | null;
+  createdAt: string;
+  queuedAt: string | null;
+  preProcessingAt: string | null;
+  processingAt: string | null;
+  completedAt: string | null;
+  failedAt: string | null;
+  updatedAt: string;
+  runId: string;
+  checkpoint: ProcessingCheckpoint | null;
+  generation: VectorGeneration | null;
+  /** A replaced generation whose vectors still have to be removed. */
+  retiredGeneration: VectorGeneration | null;
+}
+
+export function documentToWire(record: DocumentRecord, source: DocumentSource) {
+  return {
+    id: record.id,
+    ingestJobId: record.ingestJobId,
+    name: record.name,
+    tenantId: record.tenantId,
+    status: record.status,
+    error: record.error,
+    source,
+    properties: record.properties,
+    config: record.config,
+    totalChunks: record.totalChunks,
+    totalTokens: record.totalTokens,
+    totalCharacters: record.totalCharacters,
+    totalPages: record.totalPages,
+    createdAt: record.createdAt,
+    queuedAt: record.queuedAt,
+    preProcessingAt: record.preProcessingAt,
+    processingAt: record.processingAt,
+    completedAt: record.completedAt,
+    failedAt: record.failedAt,
+  };
+}

@@ -1,0 +1,131 @@
+import { z } from "zod";
+import { ingestConfig, type IngestConfig } from "./ingest-config.ts";
+import type { Status } from "./statuses.ts";
+
+/** A TEXT payload may be as large as API Gateway lets a request body be. */
+export const MAX_TEXT_CHARACTERS = 9_000_000;
+export const MAX_BATCH_ITEMS = 500;
+
+const fileName = z.string().trim().max(255).nullable().optional();
+
+const httpUrl = z
+  .string()
+  .max(2048)
+  .refine((value) => {
+    try {
+      const url = new URL(value);
+      return url.protocol === "http:" || url.protocol === "https:";
+    } catch {
+      return false;
+    }
+  }, "must be an http or https URL");
+
+const textPayload = z.object({ type: z.literal("TEXT"), text: z.string().min(1).max(MAX_TEXT_CHARACTERS), fileName });
+const managedFilePayload = z.object({ type: z.literal("MANAGED_FILE"), key: z.string().min(1).max(1024), fileName });
+const filePayload = z.object({ type: z.literal("FILE"), fileUrl: httpUrl, fileName });
+
+const PAYLOAD_TYPE_ERROR = { error: "must be one of TEXT, FILE, MANAGED_FILE, BATCH" };
+
+const batchItem = z.discriminatedUnion(
+  "type",
+  [
+    textPayload.extend({ config: ingestConfig.nullable().optional() }),
+    managedFilePayload.extend({ config: ingestConfig.nullable().optional() }),
+    filePayload.extend({ config: ingestConfig.nullable().optional() }),
+  ],
+  { error: "must be one of TEXT, FILE, MANAGED_FILE" },
+);
+
+export const ingestPayload = z.discriminatedUnion(
+  "type",
+  [textPayload, managedFilePayload, filePayload, z.object({ type: z.literal("BATCH"), items: z.array(batchItem).min(1).max(MAX_BATCH_ITEMS) })],
+  PAYLOAD_TYPE_ERROR,
+);
+
+export type IngestPayload = z.output<typeof ingestPayload>;
+export type PayloadItem = z.output<typeof batchItem>;
+
+export const createIngestJobBody = z.object({
+  name: z.string().trim().max(256).nullable().optional(),
+  payload: ingestPayload,
+  config: ingestConfig.nullable().optional(),
+  externalId: z.string().trim().min(1).max(256).nullable().optional(),
+});
+
+export type CreateIngestJobInput = z.output<typeof createIngestJobBody>;
+
+export interface IngestJobRecord {
+  id: string;
+  namespaceId: string;
+  tenantId: string | null;
+  externalId: string | null;
+  name: string | null;
+  status: Status;
+  error: string | null;
+  /** Absent when the payload was too large for the table and lives in S3 (`payloadObjectKey`). */
+  payload?: IngestPayload;
+  payloadObjectKey?: string | null;
+  config: IngestConfig | null;
+  createdAt: string;
+  queuedAt: string | null;
+  preProcessingAt: string | null;
+  processingAt: string | null;
+  completedAt: string | null;
+  failedAt: string | null;
+  updatedAt: string;
+  /** Identifies the current (re-)ingestion run; work messages of an earlier run are ignored. */
+  runId: string;
+  /** One document id per payload item, chosen when the job is created so retries recreate the same documents. */
+  documentIds: string[];
+  /** Documents in the current run, and whether the first run already created them. */
+  documentsTotal: number;
+  documentsCreated: boolean;
+  documentsCompleted: number;
+  documentsFailed: number;
+}
+
+/** Normalises the payload: empty names dropped, and BATCH duplicates of one URL or one key kept once. */
+export function normalisePayload(payload: IngestPayload): IngestPayload {
+  const named = <T extends { fileName?: string | null }>(item: T): T => {
+    const { fileName: name, ...rest } = item;
+    return (name ? { ...rest, fileName: name } : rest) as T;
+  };
+  if (payload.type !== "BATCH") return named(payload);
+  const seen = new Set<string>();
+  const items: PayloadItem[] = [];
+  for (const item of payload.items) {
+    const identity = item.type === "FILE" ? `FILE ${item.fileUrl}` : item.type === "MANAGED_FILE" ? `KEY ${item.key}` : null;
+    if (identity !== null) {
+      if (seen.has(identity)) continue;
+      seen.add(identity);
+    }
+    const { config, ...rest } = named(item);
+    items.push(config ? ({ ...rest, config } as PayloadItem) : (rest as PayloadItem));
+  }
+  return { type: "BATCH", items };
+}
+
+/** The payload as a list of document items (a single item unless BATCH). */
+export function payloadItems(payload: IngestPayload): PayloadItem[] {
+  return payload.type === "BATCH" ? payload.items : [payload];
+}
+
+export function jobToWire(record: IngestJobRecord, payload: IngestPayload) {
+  return {
+    id: record.id,
+    namespaceId: record.namespaceId,
+    tenantId: record.tenantId,
+    externalId: record.externalId,
+    name: record.name,
+    status: record.status,
+    error: record.error,
+    payload,
+    config: record.config,
+    createdAt: record.createdAt,
+    queuedAt: record.queuedAt,
+    preProcessingAt: record.preProcessingAt,
+    processingAt: record.processingAt,
+    completedAt: record.completedAt,
+    failedAt: record.failedAt,
+  };
+}

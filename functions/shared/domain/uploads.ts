@@ -1,0 +1,40 @@
+import { z } from "zod";
+import { unprocessable } from "../errors.ts";
+import { config } from "../env.ts";
+import { describeSupportedTypes, resolveFileType } from "../ingest/file-types.ts";
+import { newUploadKey } from "../storage/object-keys.ts";
+import { presignUpload } from "../storage/presign.ts";
+
+const MEDIA_TYPE = /^[A-Za-z0-9][A-Za-z0-9!#$&^_.+-]*\/[A-Za-z0-9][A-Za-z0-9!#$&^_.+-]*(\s*;.*)?$/;
+
+export const uploadFile = z.object({
+  fileName: z.string().trim().min(1).max(255),
+  contentType: z.string().trim().min(1).max(255).regex(MEDIA_TYPE, "must be a media type such as text/markdown"),
+  fileSize: z.number().int().min(1),
+});
+
+export type UploadFile = z.output<typeof uploadFile>;
+
+export const uploadBatchBody = z.object({ files: z.array(uploadFile).min(1).max(100) });
+
+/**
+ * Checks what the schema cannot know statically (the accepted types and the configured size limit).
+ * The whole batch is checked before any URL is signed: one bad file fails the request.
+ */
+export function assertUploadable(files: UploadFile[], pathPrefix: string): void {
+  const maxBytes = config.maxUploadBytes();
+  files.forEach((file, index) => {
+    const at = pathPrefix === "" ? "" : `${pathPrefix}.${index}.`;
+    if (!resolveFileType({ fileName: file.fileName, contentType: file.contentType })) {
+      throw unprocessable(`${at}contentType: ${file.contentType} (${file.fileName}) is not an accepted file type; accepted: ${describeSupportedTypes()}`);
+    }
+    if (file.fileSize > maxBytes) {
+      throw unprocessable(`${at}fileSize: must be at most ${maxBytes} bytes`);
+    }
+  });
+}
+
+export async function createUploadTarget(namespaceId: string, file: UploadFile): Promise<{ url: string; key: string }> {
+  const key = newUploadKey(namespaceId, file.fileName);
+  return { url: await presignUpload(key, file.contentType, file.fileSize), key };
+}

@@ -1,0 +1,181 @@
+import { setImmediate as yieldToEventLoop } from "node:timers/promises";
+import type { Embedder } from "./types.ts";
+
+/**
+ * The offline `LOCAL` embedder (`local-hash-384`): feature hashing of stemmed words and adjacent word
+ * pairs into 384 signed buckets. It knows no meaning, only shared words, which is what local mode
+ * and tests need: no model download, no network, identical output on every machine, and texts that
+ * share vocabulary score clearly above texts that do not.
+ */
+export const LOCAL_DIMENSION = 384;
+
+// Pairs carry phrase evidence ("reset password") but are rarer and noisier than single words, so
+// they count for less; single words dominate the score.
+const BIGRAM_WEIGHT = 0.5;
+
+// CJK scripts do not separate words with spaces, so each character is a token and the adjacent-pair
+// features stand in for words. Other letters and digits form words. The `v` flag (set subtraction)
+// keeps a Latin run from swallowing a following CJK character; it is built from a string because
+// the compile target predates the flag.
+const CJK = String.raw`\p{sc=Han}\p{sc=Hiragana}\p{sc=Katakana}\p{sc=Hangul}`;
+const TOKEN_PATTERN = new RegExp(String.raw`[${CJK}]|[[\p{L}\p{N}\p{M}]--[${CJK}]]+`, "gv");
+
+const STOP_WORDS = new Set(
+  (
+    "a an and are as at be been being but by can could did do does doing for from had has have having he her " +
+    "here hers him his how i if in into is it its itself just me more most my no nor not of off on once only or " +
+    "other our ours out over own same she should so some such than that the their theirs them then there these " +
+    "they this those through to too under until up very was we were what when where which while who whom why " +
+    "will with would you your yours yourself s t d ll m re ve don doesn didn isn aren wasn weren won wouldn"
+  ).split(" "),
+);
+
+/** FNV-1a over UTF-16 code units: cheap, allocation-free and good enough before the final mix. */
+function fnv1a(text: string): number {
+  let hash = 0x811c9dc5;
+  for (let i = 0; i < text.length; i++) {
+    hash ^= text.charCodeAt(i);
+    hash = Math.imul(hash, 0x01000193);
+  }
+  return hash >>> 0;
+}
+
+/** Murmur3's finaliser: spreads FNV's weak high bits so bucket and sign bits are independent. */
+function mix32(value: number): number {
+  let h = value >>> 0;
+  h ^= h >>> 16;
+  h = Math.imul(h, 0x85ebca6b);
+  h ^= h >>> 13;
+  h = Math.imul(h, 0xc2b2ae35);
+  h ^= h >>> 16;
+  return h >>> 0;
+}
+
+function pairHash(left: number, right: number): number {
+  // Order matters ("data loss" is not "loss data"), and the salt keeps pairs out of the word space.
+  return mix32((Math.imul(left, 0x9e3779b1) ^ right ^ 0x5bd1e995) >>> 0);
+}
+
+function isLowerAscii(word: string): boolean {
+  for (let i = 0; i < word.length; i++) {
+    const code = word.charCodeAt(i);
+    if (code < 97 || code > 122) return false;
+  }
+  return true;
+}
+
+function isVowel(code: number): boolean {
+  return code === 97 || code === 101 || code === 105 || code === 111 || code === 117 || code === 121;
+}
+
+function hasVowel(word: string): boolean {
+  for (let i = 0; i < word.length; i++) if (isVowel(word.charCodeAt(i))) return true;
+  return false;
+}
+
+/** "runn" → "run", "stopp" → "stop"; doubled l, s and z are usually part of the stem ("fall"). */
+function undouble(word: string): string {
+  const n = word.length;
+  if (n < 3) return word;
+  const last = word.charCodeAt(n - 1);
+  if (last !== word.charCodeAt(n - 2) || isVowel(last)) return word;
+  if (last === 108 || last === 115 || last === 122) return word;
+  return word.slice(0, -1);
+}
+
+/**
+ * A deliberately small English suffix stripper (plurals, -ing, -ed, final -e). It only has to map
+ * the common inflections of a word to one form consistently, not to produce dictionary stems, so
+ * "index", "indexes", "indexed" and "indexing" all become "index". Words with anything but a–z are
+ * left alone so other languages are not mangled.
+ */
+export function stem(word: string): string {
+  if (word.length <= 3 || !isLowerAscii(word)) return word;
+  let w = word;
+  if (w.endsWith("sses")) w = w.slice(0, -2);
+  else if (w.endsWith("ies") && w.length > 4) w = `${w.slice(0, -3)}y`;
+  else if (w.endsWith("xes") || w.endsWith("ches") || w.endsWith("shes")) w = w.slice(0, -2);
+  else if (w.endsWith("s") && !w.endsWith("ss") && !w.endsWith("us") && !w.endsWith("is")) w = w.slice(0, -1);
+
+  if (w.endsWith("ied") && w.length > 4) w = `${w.slice(0, -3)}y`;
+  else if (w.endsWith("ing") && w.length >= 6 && hasVowel(w.slice(0, -3))) w = undouble(w.slice(0, -3));
+  else if (w.endsWith("ed") && w.length >= 5 && hasVowel(w.slice(0, -2))) w = undouble(w.slice(0, -2));
+
+  // Dropping a final e joins "create"/"creating"/"created" and "type"/"typed"/"typing".
+  if (w.length >= 4 && w.endsWith("e") && !w.endsWith("ee")) w = w.slice(0, -1);
+  return w;
+}
+
+/** Words as the embedder sees them: lowercased, NFKC-folded, CJK split into characters. */
+export function tokenize(text: string): string[] {
+  return text.normalize("NFKC").toLowerCase().match(TOKEN_PATTERN) ?? [];
+}
+
+// Reused between calls; embedding is synchronous so one text at a time uses them.
+const unigramCounts = new Map<number, number>();
+const bigramCounts = new Map<number, number>();
+
+function addFeatures(vector: Float32Array, counts: Map<number, number>, weight: number): void {
+  for (const [hash, count] of counts) {
+    // Sublinear term frequency: a word repeated ten times is stronger evidence, not ten times more.
+    const value = weight * (1 + Math.log(count));
+    const bucket = (hash & 0x7fffffff) % LOCAL_DIMENSION;
+    vector[bucket] = vector[bucket]! + (hash & 0x80000000 ? -value : value);
+  }
+}
+
+/** Embeds one text synchronously; `tokens` counts every word token, stop words included. */
+export function embedLocal(text: string): { vector: Float32Array; tokens: number } {
+  const vector = new Float32Array(LOCAL_DIMENSION);
+  const words = tokenize(text);
+  unigramCounts.clear();
+  bigramCounts.clear();
+  let previous = -1;
+  for (const word of words) {
+    if (STOP_WORDS.has(word)) continue;
+    const hash = mix32(fnv1a(stem(word)));
+    unigramCounts.set(hash, (unigramCounts.get(hash) ?? 0) + 1);
+    // Pairs are adjacent after stop-word removal, so "reset your password" and "reset the
+    // password" share the pair "reset password".
+    if (previous >= 0) {
+      const pair = pairHash(previous, hash);
+      bigramCounts.set(pair, (bigramCounts.get(pair) ?? 0) + 1);
+    }
+    previous = hash;
+  }
+  addFeatures(vector, unigramCounts, 1);
+  addFeatures(vector, bigramCounts, BIGRAM_WEIGHT);
+
+  let sum = 0;
+  for (let i = 0; i < LOCAL_DIMENSION; i++) sum += vector[i]! * vector[i]!;
+  if (sum > 0) {
+    const scale = 1 / Math.sqrt(sum);
+    for (let i = 0; i < LOCAL_DIMENSION; i++) vector[i] = vector[i]! * scale;
+  }
+  return { vector, tokens: words.length };
+}
+
+export class LocalHashEmbedder implements Embedder {
+  readonly dimension = LOCAL_DIMENSION;
+  // Large batches cost nothing here; the limit only bounds how long one call holds the event loop.
+  readonly maxBatch = 256;
+
+  async embedDocuments(texts: string[]): Promise<{ vectors: Float32Array[]; tokens: number }> {
+    const vectors: Float32Array[] = [];
+    let tokens = 0;
+    for (let start = 0; start < texts.length; start += this.maxBatch) {
+      // The local stack serves HTTP from the same process; let it breathe between slices.
+      if (start > 0) await yieldToEventLoop();
+      for (const text of texts.slice(start, start + this.maxBatch)) {
+        const embedded = embedLocal(text);
+        vectors.push(embedded.vector);
+        tokens += embedded.tokens;
+      }
+    }
+    return { vectors, tokens };
+  }
+
+  async embedQuery(text: string): Promise<{ vector: Float32Array; tokens: number }> {
+    return embedLocal(text);
+  }
+}

@@ -1,0 +1,154 @@
+/**
+ * The formats an upload may have. Everything that decides whether a file is accepted (the upload
+ * endpoint, the worker, the README, 422 messages) reads this table, so adding a format here and a
+ * converter in parsers.ts is the whole change.
+ */
+
+export type FileFormat = "text" | "markdown" | "html" | "json" | "jsonl" | "csv" | "tsv";
+
+export interface FileType {
+  readonly format: FileFormat;
+  /** How the format is named to people. */
+  readonly label: string;
+  /** The MIME type stored with the object and reported back. */
+  readonly mimeType: string;
+  /** Other MIME types that mean the same format (lowercase, without parameters). */
+  readonly mimeAliases: readonly string[];
+  /** Lowercase, with the leading dot. */
+  readonly extensions: readonly string[];
+}
+
+/** Generous for text: 200 MB of CSV or JSON is already far more than one document should hold. */
+export const MAX_UPLOAD_BYTES_DEFAULT = 200 * 1024 * 1024;
+
+export const SUPPORTED_FILE_TYPES: readonly FileType[] = [
+  {
+    format: "text",
+    label: "plain text",
+    mimeType: "text/plain",
+    mimeAliases: [],
+    extensions: [".txt", ".text", ".log"],
+  },
+  {
+    format: "markdown",
+    label: "Markdown",
+    mimeType: "text/markdown",
+    mimeAliases: ["text/x-markdown", "application/markdown", "application/x-markdown", "text/x-web-markdown"],
+    extensions: [".md", ".markdown"],
+  },
+  {
+    format: "html",
+    label: "HTML",
+    mimeType: "text/html",
+    mimeAliases: ["application/xhtml+xml"],
+    extensions: [".html", ".htm", ".xhtml"],
+  },
+  {
+    format: "json",
+    label: "JSON",
+    mimeType: "application/json",
+    mimeAliases: ["text/json", "application/x-json"],
+    extensions: [".json"],
+  },
+  {
+    format: "jsonl",
+    label: "JSON Lines",
+    mimeType: "application/jsonl",
+    mimeAliases: ["application/x-ndjson", "application/jsonlines", "application/x-jsonlines", "application/ndjson"],
+    extensions: [".jsonl", ".ndjson"],
+  },
+  {
+    format: "csv",
+    label: "CSV",
+    mimeType: "text/csv",
+    mimeAliases: ["application/csv", "text/x-csv", "application/x-csv", "text/comma-separated-values"],
+    extensions: [".csv"],
+  },
+  {
+    format: "tsv",
+    label: "TSV",
+    mimeType: "text/tab-separated-values",
+    mimeAliases: ["text/tsv"],
+    extensions: [".tsv"],
+  },
+];
+
+const byFormat = new Map(SUPPORTED_FILE_TYPES.map((type) => [type.format, type]));
+const byMime = new Map<string, FileType>();
+const byExtension = new Map<string, FileType>();
+for (const type of SUPPORTED_FILE_TYPES) {
+  for (const mime of [type.mimeType, ...type.mimeAliases]) byMime.set(mime, type);
+  for (const extension of type.extensions) byExtension.set(extension, type);
+}
+
+/** MIME types that say nothing about the content, so the file name decides. */
+const UNTYPED_MIME_TYPES = new Set(["", "application/octet-stream", "binary/octet-stream", "application/unknown"]);
+
+/**
+ * Windows browsers label `.csv` files with Excel's MIME type; it is only believed together with a
+ * CSV/TSV extension, since the same type also covers binary `.xls` workbooks.
+ */
+const EXCEL_MIME_TYPE = "application/vnd.ms-excel";
+
+/**
+ * When the declared MIME type is a broader family of what the extension names, the extension is
+ * the more precise of the two: tools send `application/json` for `.jsonl` and `text/plain` for
+ * `.md` or `.csv` far more often than they mean it.
+ */
+const REFINED_BY_EXTENSION: Partial<Record<FileFormat, readonly FileFormat[]>> = {
+  text: ["markdown", "html", "json", "jsonl", "csv", "tsv"],
+  json: ["jsonl"],
+  csv: ["tsv"],
+};
+
+export function fileTypeOf(format: FileFormat): FileType {
+  const type = byFormat.get(format);
+  if (!type) throw new Error(`no file type for format ${format}`);
+  return type;
+}
+
+/** `Text/HTML; charset=UTF-8` → `text/html`. */
+export function normalizeMimeType(contentType: string | null | undefined): string {
+  return ((contentType ?? "").split(";", 1)[0] ?? "").trim().toLowerCase();
+}
+
+/** `reports/Q3.Summary.MD` → `.md`; no extension (or a dot file like `.env`) → `""`. */
+export function fileExtension(fileName: string | null | undefined): string {
+  const base = (fileName ?? "").trim().split(/[\\/]/).pop() ?? "";
+  const dot = base.lastIndexOf(".");
+  return dot > 0 ? base.slice(dot).toLowerCase() : "";
+}
+
+/**
+ * The format of an upload, or null when it is not one we accept.
+ *
+ * The declared MIME type wins: the client chose it explicitly and it is signed into the presigned
+ * upload, so a file named `notes.md` declared as `text/html` is read as HTML. The extension only
+ * decides when the MIME type says nothing (missing, `application/octet-stream`), when it is a
+ * broader family of the extension's format (`text/plain` + `.csv`, `application/json` + `.jsonl`),
+ * or when it is an unlisted `text/*` subtype (`text/x-log` + `.log`). A MIME type of another kind
+ * (`application/pdf`) is refused whatever the name says.
+ */
+export function resolveFileType(input: {
+  fileName?: string | null;
+  contentType?: string | null;
+}): FileType | null {
+  const mime = normalizeMimeType(input.contentType);
+  const byName = byExtension.get(fileExtension(input.fileName)) ?? null;
+
+  if (UNTYPED_MIME_TYPES.has(mime)) return byName;
+  if (mime === EXCEL_MIME_TYPE) return byName && (byName.format === "csv" || byName.format === "tsv") ? byName : null;
+
+  const declared = byMime.get(mime) ?? (mime.endsWith("+json") ? fileTypeOf("json") : undefined);
+  if (declared) {
+    const refinements = REFINED_BY_EXTENSION[declared.format];
+    return byName && refinements?.includes(byName.format) ? byName : declared;
+  }
+  if (mime.startsWith("text/")) return byName;
+  return null;
+}
+
+/** `plain text (.txt, .text, .log), Markdown (.md, .markdown), …` for error messages. */
+export function describeSupportedTypes(): string {
+  return SUPPORTED_FILE_TYPES.map((type) => `${type.label} (${type.extensions.join(", ")})`).join(", ");
+}

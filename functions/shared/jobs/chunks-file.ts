@@ -1,0 +1,29 @@
+import type { MetadataValue } from "../vector-store/types.ts";
+
+/** The JSON behind E11's download URL; the agentset chunks.json format. */
+export interface ChunksFile {
+  metadata: Record<string, MetadataValue>;
+  total_chunks: number;
+  total_characters: number;
+  chunks: { id: string; text: string; metadata: { sequence_number: number; page_number?: number } }[];
+}
+
+/** Chunk ids are stable across re-ingestions of the same document: `<documentId>#<sequence>`. */
+export function chunkId(documentId: string, sequence: number): string {
+  return `${documentId}#${sequence}`;
+}
+
+/** Vector keys carry the run, so two runs' vectors never overwrite each other: `<documentId>#<runId>#<sequence>`. */
+export function vectorKey(documentId: string, runId: string, sequence: number): string {
+  return `${documentId}#${runId}#${sequence}`;
+}
+
+export function parseVectorKey(key: string): { documentId: string; runId: string; sequence: number } | null {
+  const [documentId, runId, sequence, extra] = key.split("#");
+  if (!documentId || !runId || sequence === undefined || extra !== undefined || !/^\d+$/.test(sequence)) return null;
+  return { documentId, runId, sequence: Number(sequence) };
+}
+
+export function vectorKeysOf(documentId: string, runId: string, count: number): string[] {
+  return Array.from({ length: count }, (_, sequence) => vectorKey(documentId, runId, sequence));
+}

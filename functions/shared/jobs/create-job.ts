@@ -1,0 +1,61 @@
+import { badRequest } from "../errors.ts";
+import { config } from "../env.ts";
+import { nowIso } from "../time.ts";
+import { insertIngestJob, removeIngestJobRecord } from "../db/ingest-jobs.ts";
+import { type CreateIngestJobInput, type IngestJobRecord, type IngestPayload, normalisePayload, payloadItems } from "../domain/ingest-job.ts";
+import type { NamespaceRecord } from "../domain/namespace.ts";
+import { enqueue } from "../queue.ts";
+import { headObject } from "../storage/objects.ts";
+import { uploadPrefix } from "../storage/object-keys.ts";
+import { refusalReason } from "./fetch-url.ts";
+
+/**
+ * Creates a QUEUED ingest job and queues its run. Everything that can be known now is checked now
+ * (managed files exist under this namespace, URLs are not private), so the caller hears about it
+ * at once rather than through a FAILED job later.
+ */
+export async function createIngestJob(
+  namespace: NamespaceRecord,
+  tenantId: string | null,
+  input: CreateIngestJobInput,
+): Promise<{ job: IngestJobRecord; payload: IngestPayload }> {
+  const payload = normalisePayload(input.payload);
+  const items = payloadItems(payload);
+  await Promise.all(
+    items.map(async (item, index) => {
+      const at = payload.type === "BATCH" ? `payload.items.${index}` : "payload";
+      if (item.type === "MANAGED_FILE") await assertManagedFile(namespace.id, item.key, at);
+      if (item.type === "FILE") {
+        const reason = refusalReason(item.fileUrl);
+        if (reason) throw badRequest(`${at}.fileUrl: ${reason}`);
+      }
+    }),
+  );
+  const job = await insertIngestJob({
+    namespaceId: namespace.id,
+    tenantId,
+    name: input.name || null,
+    externalId: input.externalId ?? null,
+    payload,
+    config: input.config ?? null,
+    documentCount: items.length,
+    now: nowIso(),
+  });
+  try {
+    await enqueue("ingest", { kind: "job", jobId: job.id, runId: job.runId });
+  } catch (error) {
+    // Without its message the job would sit QUEUED forever: undo it and let the caller retry.
+    await removeIngestJobRecord(job);
+    throw error;
+  }
+  return { job, payload };
+}
+
+async function assertManagedFile(namespaceId: string, key: string, at: string): Promise<void> {
+  if (!key.startsWith(uploadPrefix(namespaceId))) {
+    throw badRequest(`${at}.key: file not found in this namespace (use a key returned by the uploads endpoint)`);
+  }
+  const head = await headObject(key);
+  if (!head) throw badRequest(`${at}.key: file not found; upload it with the presigned URL first`);
+  if (head.size > config.maxUploadBytes()) throw badRequest(`${at}.key: the file is larger than ${config.maxUploadBytes()} bytes`);
+}

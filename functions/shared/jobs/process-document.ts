@@ -1,0 +1,303 @@
+import { nowIso } from "../time.ts";
+import { config } from "../env.ts";
+import { faultPoint } from "../fault-points.ts";
+import { logger } from "../logger.ts";
+import { documentSource, documentTarget, getDocument } from "../db/documents.ts";
+import { getIngestJob } from "../db/ingest-jobs.ts";
+import { getNamespace } from "../db/namespaces.ts";
+import { transition } from "../db/transitions.ts";
+import type { DocumentRecord, ProcessingCheckpoint, VectorGeneration } from "../domain/document.ts";
+import { DEFAULT_CHUNK_SIZE, type IngestConfig, mergeConfigs } from "../domain/ingest-config.ts";
+import { embeddingDimension } from "../domain/embedding-models.ts";
+import type { NamespaceRecord } from "../domain/namespace.ts";
+import { DELETION_STATUSES, FINAL_STATUSES, QUEUED_STATUSES } from "../domain/statuses.ts";
+import { embedderFor, isEmbeddingError } from "../embedding/index.ts";
+import { chunkText } from "../ingest/chunker.ts";
+import { resolveFileType } from "../ingest/file-types.ts";
+import { DocumentParseError, parseDocument, parseText, type ParsedDocument } from "../ingest/parsers.ts";
+import { enqueue } from "../queue.ts";
+import { deleteObjects, getObjectBytes, getObjectText, headObject, putObject } from "../storage/objects.ts";
+import { chunksKey, stagingChunksKey } from "../storage/object-keys.ts";
+import { vectorStore } from "../vector-store/index.ts";
+import type { MetadataValue, VectorPartition } from "../vector-store/types.ts";
+import { type ChunksFile, chunkId, vectorKey, vectorKeysOf } from "./chunks-file.ts";
+import { FileFetchError, fetchPublicFile } from "./fetch-url.ts";
+import { finishJobIfDone, settleDocument } from "./run-job.ts";
+
+/** A failure that retrying cannot fix (bad file, rejected credentials): the document fails at once. */
+export class PermanentFailure extends Error {}
+
+/** Stop starting new batches when less than this is left of the invocation. */
+const SAFETY_MARGIN_MS = 60_000;
+
+export interface StepBudget {
+  remainingMs(): number;
+}
+
+/**
+ * Processes one document of a run, or the next part of it. Parsing and chunking happen once and
+ * their result is kept as the run's staging chunks file; embedding then advances in batches whose
+ * progress is checkpointed, so a crash or a timeout resumes at the last written batch and a long
+ * document spans as many invocations as it needs. The new vectors become the document's searchable
+ * generation only when the whole run has completed.
+ */
+export async function processDocument(documentId: string, runId: string, budget: StepBudget): Promise<void> {
+  let document = await getDocument(documentId);
+  if (!document || document.runId !== runId || DELETION_STATUSES.includes(document.status)) return;
+  if (FINAL_STATUSES.includes(document.status)) return afterSettled(document);
+  const job = await getIngestJob(document.ingestJobId);
+  if (!job || job.runId !== runId || DELETION_STATUSES.includes(job.status)) return;
+  const namespace = await getNamespace(document.namespaceId);
+  if (!namespace || namespace.status !== "ACTIVE") return;
+  const settings = mergeConfigs(job.config, document.config);
+
+  try {
+    if (QUEUED_STATUSES.includes(document.status)) {
+      if (!(await transition(documentTarget(document), { to: "PRE_PROCESSING", from: QUEUED_STATUSES, runId, set: { preProcessingAt: nowIso() } }))) return;
+      document = (await getDocument(documentId))!;
+    }
+    await faultPoint("document:pre-processing");
+    let chunksFile: ChunksFile;
+    if (document.status === "PRE_PROCESSING" || document.checkpoint?.runId !== runId) {
+      chunksFile = await prepareChunks(document, namespace, settings);
+      document = await getDocument(documentId);
+      if (!document || document.runId !== runId || document.status !== "PROCESSING") return;
+    } else {
+      const staged = await getObjectText(stagingChunksKey(document.namespaceId, document.id, runId));
+      if (staged === null) throw new Error(`the staging chunks file of document ${documentId} is missing`);
+      chunksFile = JSON.parse(staged) as ChunksFile;
+    }
+    const finished = await embedFromCheckpoint(document, namespace, chunksFile, budget);
+    if (!finished) {
+      await enqueue("ingest", { kind: "document", documentId, runId });
+      return;
+    }
+    await complete(document, chunksFile);
+  } catch (error) {
+    if (!isPermanent(error)) throw error;
+    await failDocument(documentId, runId, error instanceof Error ? error.message : String(error));
+  }
+}
+
+function isPermanent(error: unknown): boolean {
+  return (
+    error instanceof PermanentFailure ||
+    error instanceof DocumentParseError ||
+    error instanceof FileFetchError ||
+    (isEmbeddingError(error) && !error.retryable)
+  );
+}
+
+async function prepareChunks(document: DocumentRecord, namespace: NamespaceRecord, settings: IngestConfig): Promise<ChunksFile> {
+  const { parsed, properties } = await readSource(document);
+  const chunkSize = Math.min(settings.chunkSize ?? DEFAULT_CHUNK_SIZE, settings.maxChunkSize ?? Number.POSITIVE_INFINITY);
+  const chunks = chunkText(
+    parsed.text,
+    {
+      chunkSize,
+      chunkOverlap: settings.chunkOverlap ?? 0,
+      maxChunkSize: settings.maxChunkSize,
+      delimiter: settings.delimiter,
+      strategy: settings.chunkingStrategy ?? "basic",
+      languageCode: settings.languageCode,
+    },
+    parsed.pageOffsets,
+  );
+  if (chunks.length === 0) throw new PermanentFailure("the document contains no text");
+  const totalCharacters = chunks.reduce((sum, chunk) => sum + chunk.text.length, 0);
+  const chunksFile: ChunksFile = {
+    metadata: documentMetadata(document, settings),
+    total_chunks: chunks.length,
+    total_characters: totalCharacters,
+    chunks: chunks.map((chunk, sequence) => ({
+      id: chunkId(document.id, sequence),
+      text: chunk.text,
+      metadata: chunk.page === undefined ? { sequence_number: sequence } : { sequence_number: sequence, page_number: chunk.page },
+    })),
+  };
+  await putObject(stagingChunksKey(document.namespaceId, document.id, document.runId), JSON.stringify(chunksFile), "application/json");
+  await faultPoint("document:chunks-staged");
+  const checkpoint: ProcessingCheckpoint = {
+    runId: document.runId,
+    embedded: 0,
+    totalChunks: chunks.length,
+    totalCharacters,
+    totalPages: parsed.pageOffsets ? parsed.pageOffsets.length : Math.ceil(totalCharacters / 1000),
+    tokens: 0,
+  };
+  await transition(documentTarget(document), {
+    to: "PROCESSING",
+    from: ["PRE_PROCESSING", "PROCESSING"],
+    runId: document.runId,
+    set: { processingAt: nowIso(), properties, checkpoint },
+  });
+  void namespace;
+  return chunksFile;
+}
+
+async function readSource(document: DocumentRecord): Promise<{ parsed: ParsedDocument; properties: { fileSize: number; mimeType: string } }> {
+  const source = await documentSource(document);
+  const maxBytes = config.maxUploadBytes();
+  if (source.type === "TEXT") {
+    return { parsed: parseText(source.text), properties: { fileSize: Buffer.byteLength(source.text), mimeType: "text/plain" } };
+  }
+  let bytes: Uint8Array;
+  let declaredType: string | undefined;
+  let fileName: string;
+  if (source.type === "MANAGED_FILE") {
+    const head = await headObject(source.key);
+    if (!head) throw new PermanentFailure("the uploaded file no longer exists");
+    if (head.size > maxBytes) throw new PermanentFailure(`the file is larger than ${maxBytes} bytes`);
+    const stored = await getObjectBytes(source.key);
+    if (!stored) throw new PermanentFailure("the uploaded file no longer exists");
+    bytes = stored;
+    declaredType = head.contentType;
+    fileName = document.name ?? source.key;
+  } else {
+    const fetched = await fetchPublicFile(source.fileUrl, maxBytes);
+    bytes = fetched.bytes;
+    declaredType = fetched.contentType;
+    fileName = document.name ?? new URL(fetched.finalUrl).pathname;
+  }
+  const type = resolveFileType({ fileName, contentType: declaredType ?? "" });
+  if (!type) throw new PermanentFailure(`unsupported file type ${declaredType ?? "(none)"} for ${fileName}`);
+  return { parsed: parseDocument(bytes, type), properties: { fileSize: bytes.byteLength, mimeType: type.mimeType } };
+}
+
+function documentMetadata(document: DocumentRecord, settings: IngestConfig): Record<string, MetadataValue> {
+  return {
+    ...settings.metadata,
+    ...(document.name ? { filename: document.name } : {}),
+    ...(document.tenantId ? { tenantId: document.tenantId } : {}),
+    namespaceId: document.namespaceId,
+    documentId: document.id,
+    ingestJobId: document.ingestJobId,
+  };
+}
+
+export function partitionOf(document: Pick<DocumentRecord, "namespaceId" | "tenantId">, namespace: NamespaceRecord): VectorPartition {
+  return {
+    namespaceId: document.namespaceId,
+    tenantId: document.tenantId,
+    dimension: embeddingDimension(namespace.embeddingConfig.provider, namespace.embeddingConfig.model),
+  };
+}
+
+/** Embeds and writes batches from the checkpoint on; false when the budget ran out first. */
+async function embedFromCheckpoint(
+  document: DocumentRecord,
+  namespace: NamespaceRecord,
+  chunksFile: ChunksFile,
+  budget: StepBudget,
+): Promise<boolean> {
+  const checkpoint = document.checkpoint!;
+  const embedder = embedderFor(namespace.embeddingConfig);
+  const store = vectorStore();
+  const partition = partitionOf(document, namespace);
+  const stepLimit = checkpoint.embedded + config.ingestStepMaxChunks();
+  let embedded = checkpoint.embedded;
+  let tokens = checkpoint.tokens;
+  while (embedded < chunksFile.chunks.length) {
+    if (embedded >= stepLimit || budget.remainingMs() < SAFETY_MARGIN_MS) return false;
+    const batch = chunksFile.chunks.slice(embedded, embedded + embedder.maxBatch);
+    const result = await embedder.embedDocuments(batch.map((chunk) => chunk.text));
+    await store.upsert(
+      partition,
+      batch.map((chunk, index) => ({
+        key: vectorKey(document.id, document.runId, chunk.metadata.sequence_number),
+        vector: result.vectors[index]!,
+        text: chunk.text,
+        metadata: { ...chunksFile.metadata, ...chunk.metadata },
+      })),
+    );
+    await faultPoint("document:batch-written");
+    const advanced = await transition(documentTarget(document), {
+      to: "PROCESSING",
+      from: ["PROCESSING"],
+      runId: document.runId,
+      set: { checkpoint: { ...checkpoint, embedded: embedded + batch.length, tokens: tokens + result.tokens } },
+      condition: "checkpoint.embedded = :seen",
+      values: { ":seen": embedded },
+    });
+    // Another delivery of the same step moved the checkpoint first; it carries on from there.
+    if (!advanced) return false;
+    embedded += batch.length;
+    tokens += result.tokens;
+  }
+  document.checkpoint = { ...checkpoint, embedded, tokens };
+  return true;
+}
+
+/**
+ * Publishes the run: the chunks file moves into place, then one transaction makes the new vector
+ * generation current, retires the previous one and counts the document on its job.
+ */
+async function complete(document: DocumentRecord, chunksFile: ChunksFile): Promise<void> {
+  const checkpoint = document.checkpoint!;
+  await putObject(chunksKey(document.namespaceId, document.id), JSON.stringify(chunksFile), "application/json");
+  await faultPoint("document:chunks-published");
+  const generation: VectorGeneration = { runId: document.runId, totalChunks: checkpoint.totalChunks };
+  const previous = document.generation && document.generation.runId !== document.runId ? document.generation : null;
+  const settled = await settleDocument(document, {
+    status: "COMPLETED",
+    set: {
+      completedAt: nowIso(),
+      failedAt: null,
+      error: null,
+      totalChunks: checkpoint.totalChunks,
+      totalCharacters: checkpoint.totalCharacters,
+      totalPages: checkpoint.totalPages,
+      totalTokens: checkpoint.tokens,
+      generation,
+      retiredGeneration: previous,
+      checkpoint: null,
+    },
+  });
+  if (!settled) return;
+  await faultPoint("document:settled");
+  const settledDocument = await getDocument(document.id);
+  if (settledDocument) await afterSettled(settledDocument);
+}
+
+/**
+ * The clean-up after a document settles, safe to repeat: remove the retired vector generation and
+ * the staging file, then settle the job if this was its last document.
+ */
+export async function afterSettled(document: DocumentRecord): Promise<void> {
+  const namespace = await getNamespace(document.namespaceId);
+  if (document.retiredGeneration && namespace) {
+    await vectorStore().deleteKeys(
+      partitionOf(document, namespace),
+      vectorKeysOf(document.id, document.retiredGeneration.runId, document.retiredGeneration.totalChunks),
+    );
+    await transition(documentTarget(document), {
+      to: document.status,
+      from: [document.status],
+      runId: document.runId,
+      set: { retiredGeneration: null },
+    });
+  }
+  await deleteObjects([stagingChunksKey(document.namespaceId, document.id, document.runId)]);
+  await finishJobIfDone(document.ingestJobId, document.runId);
+}
+
+/**
+ * Fails the document of this run with a reason. Whatever it had indexed is retired with it, so a
+ * FAILED document is never searchable, then the job is settled if this was its last document.
+ */
+export async function failDocument(documentId: string, runId: string, reason: string): Promise<void> {
+  const document = await getDocument(documentId);
+  if (!document || document.runId !== runId || FINAL_STATUSES.includes(document.status) || DELETION_STATUSES.includes(document.status)) return;
+  const partial: VectorGeneration | null = document.checkpoint?.runId === runId ? { runId, totalChunks: document.checkpoint.totalChunks } : null;
+  const settled = await settleDocument(document, {
+    status: "FAILED",
+    set: { failedAt: nowIso(), completedAt: null, error: reason, checkpoint: null, generation: null, retiredGeneration: document.generation },
+  });
+  logger.warn("document failed", { documentId, reason });
+  if (!settled) return;
+  const namespace = await getNamespace(document.namespaceId);
+  if (namespace && partial) await vectorStore().deleteKeys(partitionOf(document, namespace), vectorKeysOf(documentId, runId, partial.totalChunks));
+  await deleteObjects([chunksKey(document.namespaceId, documentId)]);
+  const settledDocument = await getDocument(documentId);
+  if (settledDocument) await afterSettled(settledDocument);
+}

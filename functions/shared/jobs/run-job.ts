@@ -1,0 +1,210 @@
+import { TransactWriteCommand } from "@aws-sdk/lib-dynamodb";
+import { dynamo } from "../aws-clients.ts";
+import { isConditionFailure } from "../errors.ts";
+import { nowIso } from "../time.ts";
+import { faultPoint } from "../fault-points.ts";
+import { logger } from "../logger.ts";
+import { documentTarget, getDocuments, insertDocumentIfAbsent } from "../db/documents.ts";
+import { getIngestJob, jobPayload, jobTarget } from "../db/ingest-jobs.ts";
+import { getNamespace } from "../db/namespaces.ts";
+import { transition, transitionUpdate } from "../db/transitions.ts";
+import type { DocumentRecord } from "../domain/document.ts";
+import { type IngestJobRecord, type PayloadItem, payloadItems } from "../domain/ingest-job.ts";
+import { DELETION_STATUSES, FINAL_STATUSES, QUEUED_STATUSES, type Status } from "../domain/statuses.ts";
+import { enqueueAll } from "../queue.ts";
+import { putObject } from "../storage/objects.ts";
+import { documentSourceKey, fileNameOfKey } from "../storage/object-keys.ts";
+
+/** TEXT sources larger than this are kept in S3 next to the document rather than in its record. */
+const INLINE_SOURCE_BYTES = 64 * 1024;
+
+/**
+ * Runs the job step of an ingestion run: QUEUED → PRE_PROCESSING (documents created) → PROCESSING
+ * (document work queued). Each step is conditional on the status and the run, so a duplicate or
+ * late message either resumes where the run stands or does nothing.
+ */
+export async function startJobRun(jobId: string, runId: string): Promise<void> {
+  let job = await getIngestJob(jobId);
+  if (!job || job.runId !== runId || [...DELETION_STATUSES, ...FINAL_STATUSES].includes(job.status)) return;
+  const namespace = await getNamespace(job.namespaceId);
+  if (!namespace || namespace.status !== "ACTIVE") return;
+
+  if (QUEUED_STATUSES.includes(job.status)) {
+    const moved = await transition(jobTarget(job), {
+      to: "PRE_PROCESSING",
+      from: QUEUED_STATUSES,
+      runId,
+      set: { preProcessingAt: nowIso(), processingAt: null, completedAt: null, failedAt: null, error: null },
+    });
+    job = await getIngestJob(jobId);
+    if (!moved || !job || job.runId !== runId) return;
+  }
+  await faultPoint("job:pre-processing");
+
+  if (job.status === "PRE_PROCESSING") {
+    const total = await prepareDocuments(job);
+    await faultPoint("job:documents-created");
+    const moved = await transition(jobTarget(job), {
+      to: "PROCESSING",
+      from: ["PRE_PROCESSING"],
+      runId,
+      set: { processingAt: nowIso(), documentsTotal: total, documentsCreated: true, documentsCompleted: 0, documentsFailed: 0 },
+    });
+    job = await getIngestJob(jobId);
+    if (!moved || !job || job.runId !== runId) return;
+  }
+  if (job.status !== "PROCESSING") return;
+
+  // Also reached by a redelivered message after a crash between the transition and the sends;
+  // a document that already started ignores the duplicate.
+  const documents = await getDocuments(job.documentIds);
+  const waiting = [...documents.values()].filter((document) => document.runId === runId && QUEUED_STATUSES.includes(document.status));
+  await enqueueAll(
+    "ingest",
+    waiting.map((document) => ({ kind: "document" as const, documentId: document.id, runId })),
+  );
+  await finishJobIfDone(jobId, runId);
+}
+
+/**
+ * Creates the run's documents on the first run (ids were fixed when the job was created, so a
+ * retry recreates the same ones). A re-ingestion reuses the documents that still exist.
+ */
+async function prepareDocuments(job: IngestJobRecord): Promise<number> {
+  if (job.documentsCreated) {
+    const existing = await getDocuments(job.documentIds);
+    return [...existing.values()].filter((document) => document.runId === job.runId).length;
+  }
+  const items = payloadItems(await jobPayload(job));
+  const now = nowIso();
+  await Promise.all(
+    items.map(async (item, index) => {
+      const documentId = job.documentIds[index];
+      if (!documentId) throw new Error(`ingest job ${job.id} has no document id for item ${index}`);
+      await insertDocumentIfAbsent(await newDocument(job, item, documentId, now));
+    }),
+  );
+  return items.length;
+}
+
+async function newDocument(job: IngestJobRecord, item: PayloadItem, documentId: string, now: string): Promise<DocumentRecord> {
+  let source: DocumentRecord["source"];
+  let sourceObjectKey: string | null = null;
+  if (item.type === "TEXT") {
+    if (Buffer.byteLength(item.text) > INLINE_SOURCE_BYTES) {
+      sourceObjectKey = documentSourceKey(job.namespaceId, documentId);
+      await putObject(sourceObjectKey, item.text, "text/plain; charset=utf-8");
+      source = { type: "TEXT" };
+    } else {
+      source = { type: "TEXT", text: item.text };
+    }
+  } else if (item.type === "MANAGED_FILE") {
+    source = { type: "MANAGED_FILE", key: item.key };
+  } else {
+    source = { type: "FILE", fileUrl: item.fileUrl };
+  }
+  return {
+    id: documentId,
+    ingestJobId: job.id,
+    namespaceId: job.namespaceId,
+    tenantId: job.tenantId,
+    name: item.fileName ?? defaultName(item),
+    status: "QUEUED",
+    error: null,
+    source,
+    sourceObjectKey,
+    properties: null,
+    config: "config" in item && item.config ? item.config : null,
+    totalChunks: null,
+    totalTokens: null,
+    totalCharacters: null,
+    totalPages: null,
+    createdAt: now,
+    queuedAt: now,
+    preProcessingAt: null,
+    processingAt: null,
+    completedAt: null,
+    failedAt: null,
+    updatedAt: now,
+    runId: job.runId,
+    checkpoint: null,
+    generation: null,
+    retiredGeneration: null,
+  };
+}
+
+function defaultName(item: PayloadItem): string | null {
+  if (item.type === "MANAGED_FILE") return fileNameOfKey(item.key);
+  if (item.type === "FILE") {
+    const last = new URL(item.fileUrl).pathname.split("/").filter(Boolean).pop();
+    return last ? decodeURIComponent(last) : null;
+  }
+  return null;
+}
+
+/** Settles the job once every document of the run is COMPLETED or FAILED. */
+export async function finishJobIfDone(jobId: string, runId: string): Promise<void> {
+  const job = await getIngestJob(jobId);
+  if (!job || job.runId !== runId || job.status !== "PROCESSING") return;
+  const total = job.documentsTotal;
+  if (job.documentsCompleted + job.documentsFailed < total) return;
+  const now = nowIso();
+  const failed = job.documentsFailed > 0;
+  await transition(jobTarget(job), {
+    to: failed ? "FAILED" : "COMPLETED",
+    from: ["PROCESSING"],
+    runId,
+    set: failed
+      ? { failedAt: now, completedAt: null, error: `${job.documentsFailed} of ${total} document(s) failed to process` }
+      : { completedAt: now, failedAt: null, error: null },
+  });
+}
+
+/** Marks a job FAILED when its own step cannot complete (the last delivery of its message failed). */
+export async function failJobRun(jobId: string, runId: string, reason: string): Promise<void> {
+  const job = await getIngestJob(jobId);
+  if (!job || job.runId !== runId) return;
+  const working: Status[] = ["QUEUED", "QUEUED_FOR_RESYNC", "PRE_PROCESSING", "PROCESSING"];
+  await transition(jobTarget(job), { to: "FAILED", from: working, runId, set: { failedAt: nowIso(), completedAt: null, error: reason } });
+  logger.warn("ingest job failed", { jobId, reason });
+}
+
+/**
+ * Settles one document of a run and counts it on its job in the same transaction, so a duplicate
+ * delivery can never count a document twice. Returns false if the document had already moved on.
+ */
+export async function settleDocument(
+  document: DocumentRecord,
+  outcome: { status: "COMPLETED" | "FAILED"; set: Record<string, unknown> },
+): Promise<boolean> {
+  const documentUpdate = transitionUpdate(documentTarget(document), {
+    to: outcome.status,
+    from: ["QUEUED", "QUEUED_FOR_RESYNC", "PRE_PROCESSING", "PROCESSING"],
+    runId: document.runId,
+    set: outcome.set,
+  });
+  const counter = outcome.status === "COMPLETED" ? "documentsCompleted" : "documentsFailed";
+  try {
+    await dynamo().send(
+      new TransactWriteCommand({
+        TransactItems: [
+          { Update: documentUpdate },
+          {
+            Update: {
+              TableName: documentUpdate.TableName,
+              Key: jobTarget({ id: document.ingestJobId, namespaceId: document.namespaceId, tenantId: document.tenantId }).key,
+              UpdateExpression: "ADD #counter :one",
+              ConditionExpression: "attribute_exists(PK) AND runId = :runId",
+              ExpressionAttributeNames: { "#counter": counter },
+              ExpressionAttributeValues: { ":one": 1, ":runId": document.runId },
+            },
+          },
+        ],
+      }),
+    );
+    return true;
+  } catch (error) {
+    if (isConditionFailure(error)) return false;
+    throw error;
+  }
+}

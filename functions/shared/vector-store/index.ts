@@ -1,0 +1,27 @@
+import { S3VectorsClient } from "@aws-sdk/client-s3vectors";
+import { config } from "../env.ts";
+import { embeddedVectorStore } from "./embedded.ts";
+import { S3VectorsStore } from "./s3-vectors.ts";
+import type { VectorStore } from "./types.ts";
+
+export type { MetadataValue, VectorMatch, VectorPartition, VectorRecord, VectorStore } from "./types.ts";
+export { matchesFilter, metadataFilter, type MetadataFilter } from "./filter.ts";
+
+let s3VectorsStore: S3VectorsStore | undefined;
+
+/**
+ * The store of this deployment: S3 Vectors in AWS, the in-process embedded store in local mode.
+ * Chosen on each call from the environment, like the rest of `config`, so a test can switch it.
+ */
+export function vectorStore(): VectorStore {
+  const backend = config.vectorStoreBackend();
+  switch (backend) {
+    case "embedded":
+      return embeddedVectorStore();
+    case "s3vectors":
+      s3VectorsStore ??= new S3VectorsStore({ client: new S3VectorsClient({}), vectorBucketName: config.vectorBucketName() });
+      return s3VectorsStore;
+    default:
+      throw new Error(`VECTOR_STORE_BACKEND must be "embedded" or "s3vectors", not "${backend}"`);
+  }
+}

@@ -1,0 +1,345 @@
+import { createHash } from "node:crypto";
+import { setTimeout as sleep } from "node:timers/promises";
+import {
+  CreateIndexCommand,
+  DeleteIndexCommand,
+  DeleteVectorsCommand,
+  ListVectorsCommand,
+  PutVectorsCommand,
+  QueryVectorsCommand,
+  type PutInputVector,
+  type S3VectorsClient,
+} from "@aws-sdk/client-s3vectors";
+import { logger } from "../logger.ts";
+import { toS3VectorsFilter } from "./filter.ts";
+import {
+  clampTopK,
+  type MetadataValue,
+  type VectorMatch,
+  type VectorPartition,
+  type VectorQueryOptions,
+  type VectorRecord,
+  type VectorStore,
+} from "./types.ts";
+
+/**
+ * The deployed store: Amazon S3 Vectors, one vector index per (namespace, tenant) partition, so
+ * isolation is structural rather than a filter someone could forget. Indexes are created on the
+ * first write to a partition. Chunk text rides along as non-filterable metadata `text`.
+ *
+ * A partition's index name is a hash, from which the tenant cannot be recovered, so each namespace
+ * also has a small registry index (`r-<hash>`) holding one dimension-1 vector per partition, keyed by
+ * tenant. `listPartitions` reads it, so cascades can find every tenant without another database.
+ */
+
+export const PUT_BATCH = 500;
+export const DELETE_BATCH = 500;
+const LIST_PAGE = 1000;
+// S3 Vectors refuses request payloads above 20 MiB; batches are cut well below it.
+const PUT_PAYLOAD_BUDGET = 16 * 1024 * 1024;
+const TEXT_KEY = "text";
+const NULL_TENANT_KEY = "-";
+
+export interface S3VectorsStoreOptions {
+  client: S3VectorsClient;
+  vectorBucketName: string;
+  /** Attempts per request on throttling or service faults, on top of the SDK's own retries. */
+  maxAttempts?: number;
+  retryBaseDelayMs?: number;
+  maxRetryDelayMs?: number;
+}
+
+function hex40(value: string): string {
+  return createHash("sha256").update(value, "utf8").digest("hex").slice(0, 40);
+}
+
+/**
+ * `p-` + 40 hex characters: within S3 Vectors' index-name rules (3–63 of lowercase letters, digits,
+ * hyphens and dots) whatever the ids contain. The NUL separator keeps ("a", "bc") and ("ab", "c")
+ * apart, and no tenant maps to the same name as no tenant, since tenant ids are never empty.
+ */
+export function partitionIndexName(namespaceId: string, tenantId: string | null): string {
+  return `p-${hex40(`${namespaceId}\u0000${tenantId ?? ""}`)}`;
+}
+
+export function registryIndexName(namespaceId: string): string {
+  return `r-${hex40(namespaceId)}`;
+}
+
+function registryKey(tenantId: string | null): string {
+  // Vector keys cannot be empty; "-" is not a valid tenant id, so it cannot collide.
+  return tenantId === null ? NULL_TENANT_KEY : `t:${tenantId}`;
+}
+
+function tenantFromRegistryKey(key: string): string | null {
+  return key === NULL_TENANT_KEY ? null : key.slice(2);
+}
+
+function errorName(error: unknown): string {
+  return (error as { name?: string } | null)?.name ?? "";
+}
+
+const isNotFound = (error: unknown) => errorName(error) === "NotFoundException";
+const isConflict = (error: unknown) => errorName(error) === "ConflictException";
+
+const RETRYABLE = new Set([
+  "ThrottlingException",
+  "TooManyRequestsException",
+  "ServiceUnavailableException",
+  "InternalServerException",
+  "RequestTimeoutException",
+  "SlowDown",
+]);
+
+function isRetryable(error: unknown): boolean {
+  if (RETRYABLE.has(errorName(error))) return true;
+  const status = (error as { $metadata?: { httpStatusCode?: number } } | null)?.$metadata?.httpStatusCode;
+  return status === 429 || (status !== undefined && status >= 500);
+}
+
+/** Rough JSON size of one vector in a PutVectors body: numbers print as up to ~20 characters. */
+function estimatedBytes(record: VectorRecord): number {
+  return record.vector.length * 20 + Buffer.byteLength(record.text) * 1.2 + JSON.stringify(record.metadata).length + record.key.length + 64;
+}
+
+export class S3VectorsStore implements VectorStore {
+  private readonly client: S3VectorsClient;
+  private readonly bucket: string;
+  private readonly maxAttempts: number;
+  private readonly retryBaseDelayMs: number;
+  private readonly maxRetryDelayMs: number;
+
+  constructor(options: S3VectorsStoreOptions) {
+    this.client = options.client;
+    this.bucket = options.vectorBucketName;
+    this.maxAttempts = Math.max(1, options.maxAttempts ?? 5);
+    this.retryBaseDelayMs = options.retryBaseDelayMs ?? 200;
+    this.maxRetryDelayMs = options.maxRetryDelayMs ?? 5_000;
+  }
+
+  async upsert(partition: VectorPartition, records: VectorRecord[]): Promise<void> {
+    if (records.length === 0) return;
+    for (const record of records) {
+      if (record.vector.length !== partition.dimension) {
+        throw new Error(`vector for ${record.key} has ${record.vector.length} dimensions, the partition ${partition.dimension}`);
+      }
+    }
+    const indexName = partitionIndexName(partition.namespaceId, partition.tenantId);
+    for (const batch of this.putBatches(records)) {
+      const vectors: PutInputVector[] = batch.map((record) => ({
+        key: record.key,
+        data: { float32: Array.from(record.vector) },
+        // `text` is written last so a user metadata field of that name cannot replace the chunk text.
+        metadata: { ...record.metadata, [TEXT_KEY]: record.text },
+      }));
+      const put = () => this.retrying(() => this.client.send(new PutVectorsCommand({ vectorBucketName: this.bucket, indexName, vectors })));
+      try {
+        await put();
+      } catch (error) {
+        if (!isNotFound(error)) throw error;
+        // First write to this partition (or it was dropped): create the index, then write again.
+        await this.createPartition(partition, indexName);
+        await put();
+      }
+    }
+  }
+
+  async deleteKeys(partition: VectorPartition, keys: string[]): Promise<void> {
+    const indexName = partitionIndexName(partition.namespaceId, partition.tenantId);
+    for (let start = 0; start < keys.length; start += DELETE_BATCH) {
+      const batch = keys.slice(start, start + DELETE_BATCH);
+      try {
+        await this.retrying(() => this.client.send(new DeleteVectorsCommand({ vectorBucketName: this.bucket, indexName, keys: batch })));
+      } catch (error) {
+        // No index means nothing was ever written (or it was dropped): nothing to delete.
+        if (isNotFound(error)) return;
+        throw error;
+      }
+    }
+  }
+
+  async query(partition: VectorPartition, vector: Float32Array, options: VectorQueryOptions): Promise<VectorMatch[]> {
+    if (vector.length !== partition.dimension) {
+      throw new Error(`query vector has ${vector.length} dimensions, the partition ${partition.dimension}`);
+    }
+    const topK = clampTopK(options.topK);
+    if (topK === 0) return [];
+    const indexName = partitionIndexName(partition.namespaceId, partition.tenantId);
+    const filter = toS3VectorsFilter(options.filter);
+    let response;
+    try {
+      response = await this.retrying(() =>
+        this.client.send(
+          new QueryVectorsCommand({
+            vectorBucketName: this.bucket,
+            indexName,
+            topK,
+            queryVector: { float32: Array.from(vector) },
+            ...(filter ? { filter } : {}),
+            returnMetadata: true,
+            returnDistance: true,
+          }),
+        ),
+      );
+    } catch (error) {
+      // A partition nothing was written to has no index yet, and so no matches.
+      if (isNotFound(error)) return [];
+      throw error;
+    }
+    const matches: VectorMatch[] = [];
+    for (const found of response.vectors ?? []) {
+      if (!found.key) continue;
+      const { [TEXT_KEY]: text, ...metadata } = (found.metadata ?? {}) as Record<string, unknown>;
+      // Cosine distance is 1 − cos, so (1 + cos) / 2 = 1 − distance / 2: the embedded store's scale.
+      const score = Math.min(1, Math.max(0, 1 - (found.distance ?? 1) / 2));
+      matches.push({ key: found.key, score, text: typeof text === "string" ? text : "", metadata: metadata as Record<string, MetadataValue> });
+    }
+    // The service returns nearest first; sorting again keeps the contract even if it ever did not.
+    return matches.sort((a, b) => b.score - a.score);
+  }
+
+  async *listKeys(partition: VectorPartition): AsyncIterable<string[]> {
+    yield* this.listIndexKeys(partitionIndexName(partition.namespaceId, partition.tenantId));
+  }
+
+  async dropPartition(partition: VectorPartition): Promise<void> {
+    const indexName = partitionIndexName(partition.namespaceId, partition.tenantId);
+    await this.ignoringNotFound(() =>
+      this.retrying(() => this.client.send(new DeleteIndexCommand({ vectorBucketName: this.bucket, indexName }))),
+    );
+    const registry = registryIndexName(partition.namespaceId);
+    const key = registryKey(partition.tenantId);
+    await this.ignoringNotFound(() =>
+      this.retrying(() => this.client.send(new DeleteVectorsCommand({ vectorBucketName: this.bucket, indexName: registry, keys: [key] }))),
+    );
+    // The registry goes with the namespace's last partition, so deleted namespaces leave no index
+    // behind (indexes count against a per-bucket quota).
+    const remaining = await this.ignoringNotFound(() =>
+      this.retrying(() =>
+        this.client.send(new ListVectorsCommand({ vectorBucketName: this.bucket, indexName: registry, maxResults: 1 })),
+      ),
+    );
+    if (remaining && (remaining.vectors ?? []).length === 0) {
+      await this.ignoringNotFound(() =>
+        this.retrying(() => this.client.send(new DeleteIndexCommand({ vectorBucketName: this.bucket, indexName: registry }))),
+      );
+    }
+  }
+
+  async listPartitions(namespaceId: string): Promise<{ tenantId: string | null }[]> {
+    const partitions: { tenantId: string | null }[] = [];
+    for await (const keys of this.listIndexKeys(registryIndexName(namespaceId))) {
+      for (const key of keys) partitions.push({ tenantId: tenantFromRegistryKey(key) });
+    }
+    return partitions;
+  }
+
+  /**
+   * Registers the partition before creating its index: a crash in between leaves a registry entry
+   * without an index, which cascades tolerate, never an index the registry does not know.
+   */
+  private async createPartition(partition: VectorPartition, indexName: string): Promise<void> {
+    const registry = registryIndexName(partition.namespaceId);
+    await this.createIndex(registry, 1, "euclidean", []);
+    await this.retrying(() =>
+      this.client.send(
+        new PutVectorsCommand({
+          vectorBucketName: this.bucket,
+          indexName: registry,
+          vectors: [{ key: registryKey(partition.tenantId), data: { float32: [1] }, metadata: { namespaceId: partition.namespaceId } }],
+        }),
+      ),
+    );
+    await this.createIndex(indexName, partition.dimension, "cosine", [TEXT_KEY]);
+    logger.info("created vector index", { indexName, namespaceId: partition.namespaceId, dimension: partition.dimension });
+  }
+
+  private async createIndex(
+    indexName: string,
+    dimension: number,
+    distanceMetric: "cosine" | "euclidean",
+    nonFilterableMetadataKeys: string[],
+  ): Promise<void> {
+    try {
+      await this.retrying(() =>
+        this.client.send(
+          new CreateIndexCommand({
+            vectorBucketName: this.bucket,
+            indexName,
+            dataType: "float32",
+            dimension,
+            distanceMetric,
+            ...(nonFilterableMetadataKeys.length > 0 ? { metadataConfiguration: { nonFilterableMetadataKeys } } : {}),
+          }),
+        ),
+      );
+    } catch (error) {
+      // Another writer created it first: same name, same settings, fine.
+      if (!isConflict(error)) throw error;
+    }
+  }
+
+  private async *listIndexKeys(indexName: string): AsyncIterable<string[]> {
+    let nextToken: string | undefined;
+    do {
+      const token = nextToken;
+      let page;
+      try {
+        page = await this.retrying(() =>
+          this.client.send(
+            new ListVectorsCommand({ vectorBucketName: this.bucket, indexName, maxResults: LIST_PAGE, ...(token ? { nextToken: token } : {}) }),
+          ),
+        );
+      } catch (error) {
+        if (isNotFound(error)) return;
+        throw error;
+      }
+      const keys = (page.vectors ?? []).flatMap((vector) => (vector.key ? [vector.key] : []));
+      if (keys.length > 0) yield keys;
+      nextToken = page.nextToken;
+    } while (nextToken);
+  }
+
+  /** Splits by the per-call vector limit and by an estimate of the payload size. */
+  private *putBatches(records: VectorRecord[]): Generator<VectorRecord[]> {
+    let batch: VectorRecord[] = [];
+    let bytes = 0;
+    for (const record of records) {
+      const size = estimatedBytes(record);
+      if (batch.length > 0 && (batch.length >= PUT_BATCH || bytes + size > PUT_PAYLOAD_BUDGET)) {
+        yield batch;
+        batch = [];
+        bytes = 0;
+      }
+      batch.push(record);
+      bytes += size;
+    }
+    if (batch.length > 0) yield batch;
+  }
+
+  private async ignoringNotFound<T>(call: () => Promise<T>): Promise<T | undefined> {
+    try {
+      return await call();
+    } catch (error) {
+      if (isNotFound(error)) return undefined;
+      throw error;
+    }
+  }
+
+  /**
+   * Retries throttling and service faults with exponential backoff and jitter. Bulk ingestion hits
+   * the per-index write rate, and the SDK's default three attempts give up too soon for that.
+   */
+  private async retrying<T>(call: () => Promise<T>): Promise<T> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await call();
+      } catch (error) {
+        if (attempt >= this.maxAttempts || !isRetryable(error)) throw error;
+        const ceiling = Math.min(this.maxRetryDelayMs, this.retryBaseDelayMs * 2 ** (attempt - 1));
+        logger.warn("vector store request will be retried", { attempt, error: errorName(error) });
+        await sleep(ceiling / 2 + Math.random() * (ceiling / 2));
+      }
+    }
+  }
+}

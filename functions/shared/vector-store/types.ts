@@ -1,0 +1,59 @@
+import type { MetadataFilter } from "./filter.ts";
+
+export type { MetadataFilter } from "./filter.ts";
+
+export type MetadataValue = string | number | boolean | string[];
+
+export interface VectorRecord {
+  key: string;
+  vector: Float32Array;
+  metadata: Record<string, MetadataValue>;
+  text: string;
+}
+
+/**
+ * One (namespace, tenant) pair. Partitions are fully isolated: a query with `tenantId: null` sees
+ * only what was written with `tenantId: null`, never a tenant's vectors. `dimension` is the
+ * namespace's embedding dimension.
+ */
+export interface VectorPartition {
+  namespaceId: string;
+  tenantId: string | null;
+  dimension: number;
+}
+
+/** `score` is cosine similarity mapped to 0..1 as (1 + cos) / 2, the same for every backend. */
+export interface VectorMatch {
+  key: string;
+  score: number;
+  text: string;
+  metadata: Record<string, MetadataValue>;
+}
+
+export interface VectorQueryOptions {
+  /** 1–100; larger values are clamped to 100 so every backend behaves alike. */
+  topK: number;
+  filter?: MetadataFilter;
+}
+
+export interface VectorStore {
+  /** Idempotent by key: writing a key again replaces its vector, metadata and text. */
+  upsert(partition: VectorPartition, records: VectorRecord[]): Promise<void>;
+  /** Keys that do not exist (and partitions that do not) are fine. */
+  deleteKeys(partition: VectorPartition, keys: string[]): Promise<void>;
+  /** Best first; an unknown partition has no matches. */
+  query(partition: VectorPartition, vector: Float32Array, options: VectorQueryOptions): Promise<VectorMatch[]>;
+  /** Pages of keys, for reconciliation; order is unspecified. */
+  listKeys(partition: VectorPartition): AsyncIterable<string[]>;
+  dropPartition(partition: VectorPartition): Promise<void>;
+  /** The partitions of a namespace that exist, for cascades (namespace deletion). */
+  listPartitions(namespaceId: string): Promise<{ tenantId: string | null }[]>;
+}
+
+/** The most matches one query returns (the S3 Vectors limit, applied everywhere). */
+export const MAX_TOP_K = 100;
+
+export function clampTopK(topK: number): number {
+  if (!Number.isFinite(topK)) return MAX_TOP_K;
+  return Math.max(0, Math.min(MAX_TOP_K, Math.floor(topK)));
+}

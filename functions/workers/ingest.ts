@@ -1,0 +1,21 @@
+import { ingestMessage } from "../shared/messages.ts";
+import { sqsWorker } from "../shared/worker.ts";
+import { failJobRun, startJobRun } from "../shared/jobs/run-job.ts";
+import { failDocument, processDocument } from "../shared/jobs/process-document.ts";
+
+/**
+ * Ingestion: a `job` message creates a run's documents and fans out one `document` message each; a
+ * `document` message parses, chunks, embeds and indexes one document, continuing itself in a new
+ * message when the invocation's time runs short.
+ */
+export const handler = sqsWorker({
+  schema: ingestMessage,
+  handle: async ({ message, context }) => {
+    if (message.kind === "job") return startJobRun(message.jobId, message.runId);
+    return processDocument(message.documentId, message.runId, { remainingMs: () => context.getRemainingTimeInMillis() });
+  },
+  onFinalFailure: async (message, reason) => {
+    if (message.kind === "job") return failJobRun(message.jobId, message.runId, `ingestion failed repeatedly: ${reason}`);
+    return failDocument(message.documentId, message.runId, `processing failed repeatedly: ${reason}`);
+  },
+});

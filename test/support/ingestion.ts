@@ -1,0 +1,54 @@
+import { expect } from "vitest";
+import type { TestApi } from "./local-stack.ts";
+
+/** A fresh organization and namespace, with helpers for the namespace's endpoints. */
+export async function newNamespace(api: TestApi, options: { headers?: Record<string, string> } = {}) {
+  const { key, organizationId } = await api.newOrganization();
+  const slug = `ns-${Math.random().toString(36).slice(2, 10)}`;
+  const created = await api.request("POST", "/v1/namespace", { key, body: { name: "Test", slug } });
+  expect(created.status).toBe(201);
+  const namespaceId: string = created.body.data.id;
+  const base = `/v1/namespace/${namespaceId}`;
+  const call = (method: string, path: string, init: { body?: unknown; headers?: Record<string, string>; rawBody?: string } = {}) =>
+    api.request(method, base + path, { key, ...init, headers: { ...options.headers, ...init.headers } });
+  return { key, organizationId, namespaceId, base, call };
+}
+
+export type TestNamespace = Awaited<ReturnType<typeof newNamespace>>;
+
+/** Polls a job until it reaches one of `statuses`, and returns it. */
+export async function waitForJob(ns: TestNamespace, jobId: string, statuses = ["COMPLETED", "FAILED"], headers?: Record<string, string>) {
+  let last: any;
+  await expect
+    .poll(
+      async () => {
+        last = (await ns.call("GET", `/ingest-jobs/${jobId}`, { headers })).body.data;
+        return last?.status;
+      },
+      { timeout: 60_000, interval: 100 },
+    )
+    .toSatisfy((status: string) => statuses.includes(status));
+  return last;
+}
+
+export async function documentsOfJob(ns: TestNamespace, jobId: string, headers?: Record<string, string>) {
+  const response = await ns.call("GET", `/documents?ingestJobId=${jobId}&perPage=100&order=asc`, { headers });
+  expect(response.status).toBe(200);
+  return response.body.data as any[];
+}
+
+export async function ingestText(ns: TestNamespace, text: string, extra: Record<string, unknown> = {}, headers?: Record<string, string>) {
+  const response = await ns.call("POST", "/ingest-jobs", { body: { payload: { type: "TEXT", text }, ...extra }, headers });
+  expect(response.status, JSON.stringify(response.body)).toBe(201);
+  return response.body.data;
+}
+
+/** Uploads through E3 and the returned presigned URL; returns the key. */
+export async function upload(ns: TestNamespace, fileName: string, contentType: string, content: string | Uint8Array) {
+  const bytes = typeof content === "string" ? Buffer.from(content) : content;
+  const target = await ns.call("POST", "/uploads", { body: { fileName, contentType, fileSize: bytes.byteLength } });
+  expect(target.status, JSON.stringify(target.body)).toBe(201);
+  const put = await fetch(target.body.data.url, { method: "PUT", headers: { "content-type": contentType }, body: bytes });
+  expect(put.status).toBe(200);
+  return target.body.data.key as string;
+}
