@@ -24,7 +24,8 @@ function seededRandom(seed: number): () => number {
 
 type Random = () => number;
 
-const between = (random: Random, low: number, high: number): number => low + Math.floor(random() * (high - low + 1));
+const between = (random: Random, low: number, high: number): number =>
+  low + Math.floor(random() * (high - low + 1));
 const pick = <T>(random: Random, items: readonly T[]): T => items[Math.floor(random() * items.length)] as T;
 
 const VOCABULARY = (
@@ -82,13 +83,17 @@ function randomMarkdown(random: Random, approximateLength: number): GeneratedMar
       bodySinceHeading = true;
     } else if (roll < 0.85) {
       const items: string[] = [];
-      for (let i = between(random, 2, 6); i > 0; i--) items.push(`${pick(random, ["-", "*", "1."])} ${sentence(random)}`);
+      for (let i = between(random, 2, 6); i > 0; i--) {
+        items.push(`${pick(random, ["-", "*", "1."])} ${sentence(random)}`);
+      }
       text += items.join("\n");
       bodySinceHeading = true;
     } else {
       // `#` lines inside fences are comments, not headings.
       const lines = ["```python"];
-      for (let i = between(random, 1, 8); i > 0; i--) lines.push(pick(random, ["# a comment", "x = compute(y)", "", "    return x"]));
+      for (let i = between(random, 1, 8); i > 0; i--) {
+        lines.push(pick(random, ["# a comment", "x = compute(y)", "", "    return x"]));
+      }
       lines.push("```");
       text += lines.join("\n");
       bodySinceHeading = true;
@@ -101,7 +106,8 @@ function randomMarkdown(random: Random, approximateLength: number): GeneratedMar
 const NOISE_PIECES = [
   "word", "another", "x", "supercalifragilistic", " ", " ", " ", "  ", "\t", "\n", "\n", "\n\n", "\r\n",
   ". ", "! ", "? ", "e.g. ", "3. ", "# ", "## Heading\n", "Title\n===\n", "---\n", "```\n", "||",
-  "😀", "👍🏽", "👨‍👩‍👧", "é", "e\u0301", "漢字", "日本語の文章。", "ไทย", "。", "！", "\u00a0", "\u3000",
+  "😀", "👍🏽", "👨‍👩‍👧", "é", "e\u0301", "漢字", "日本語の文章。", "ไทย", "。", "！",
+  "\u00a0", "\u3000",
 ];
 
 /** Arbitrary text from awkward pieces: emoji, combining marks, CJK, Markdown syntax, odd spaces. */
@@ -175,7 +181,10 @@ describe("chunkText", () => {
     it("reassembles exactly to the input when there is no overlap", () => {
       const random = seededRandom(1);
       for (let run = 0; run < PROPERTY_RUNS; run++) {
-        const input = run % 2 === 0 ? randomMarkdown(random, between(random, 0, 6000)).text : randomNoise(random, between(random, 0, 3000));
+        const input =
+          run % 2 === 0
+            ? randomMarkdown(random, between(random, 0, 6000)).text
+            : randomNoise(random, between(random, 0, 3000));
         const options = chunkOptions({
           chunkSize: between(random, 32, 700),
           strategy: pick(random, ["basic", "by_title"] as const),
@@ -198,7 +207,12 @@ describe("chunkText", () => {
       for (let run = 0; run < PROPERTY_RUNS; run++) {
         const input = run % 2 === 0 ? randomMarkdown(random, 5000).text : randomNoise(random, 2000);
         const chunkSize = between(random, 32, 600);
-        const maxChunkSize = pick(random, [undefined, chunkSize, between(random, 32, chunkSize), between(random, chunkSize, 2 * chunkSize)]);
+        const maxChunkSize = pick(random, [
+          undefined,
+          chunkSize,
+          between(random, 32, chunkSize),
+          between(random, chunkSize, 2 * chunkSize),
+        ]);
         const chunks = chunkText(
           input,
           chunkOptions({
@@ -246,14 +260,16 @@ describe("chunkText", () => {
         // No spaces at all, so every cut is a hard cut.
         let input = "";
         for (let i = between(random, 1, 400); i > 0; i--) input += pick(random, atoms);
-        const chunks = chunkText(input, chunkOptions({ chunkSize: between(random, 32, 90), chunkOverlap: random() < 0.5 ? 7 : 0 }));
+        const chunkOverlap = random() < 0.5 ? 7 : 0;
+        const chunks = chunkText(input, chunkOptions({ chunkSize: between(random, 32, 90), chunkOverlap }));
         expectSlicesOf(input, chunks);
         for (const chunk of chunks) {
-          const end = chunk.end;
-          const splitsPair = isHighSurrogate(input.charCodeAt(end - 1)) && isLowSurrogate(input.charCodeAt(end));
-          expect(splitsPair, `seed 4 run ${run} at ${end}`).toBe(false);
-          expect(isLowSurrogate(input.charCodeAt(chunk.start)) && isHighSurrogate(input.charCodeAt(chunk.start - 1))).toBe(false);
-          expect(/^[\u0301\u200d\u{1f3fd}]/u.test(chunk.text), `seed 4 run ${run}: ${JSON.stringify(chunk.text)}`).toBe(false);
+          for (const edge of [chunk.start, chunk.end]) {
+            const splitsPair = isHighSurrogate(input.charCodeAt(edge - 1)) && isLowSurrogate(input.charCodeAt(edge));
+            expect(splitsPair, `seed 4 run ${run} at ${edge}`).toBe(false);
+          }
+          const startsMidCharacter = /^[\u0301\u200d\u{1f3fd}]/u.test(chunk.text);
+          expect(startsMidCharacter, `seed 4 run ${run}: ${JSON.stringify(chunk.text)}`).toBe(false);
         }
       }
     });
@@ -285,7 +301,8 @@ describe("chunkText", () => {
         expect(chunk.text.trimEnd().endsWith("short.")).toBe(true);
         const next = chunks[index + 1];
         // The next paragraph would not have fitted: the chunk is as full as paragraph breaks allow.
-        if (next !== undefined) expect(chunk.text.length + next.text.trimEnd().split("\n\n")[0]!.length).toBeGreaterThan(100);
+        const nextParagraph = next?.text.trimEnd().split("\n\n")[0];
+        if (nextParagraph !== undefined) expect(chunk.text.length + nextParagraph.length).toBeGreaterThan(100);
       }
       expect(chunks.length).toBe(3); // four 21-23 character paragraphs per chunk
     });
@@ -332,7 +349,9 @@ describe("chunkText", () => {
       for (let run = 0; run < PROPERTY_RUNS; run++) {
         const vocabulary = ["a", "bb", "ccc", "internationalization", "x".repeat(between(random, 1, 31))];
         let input = "";
-        for (let i = between(random, 1, 300); i > 0; i--) input += pick(random, vocabulary) + pick(random, [" ", " ", "\n", ", "]);
+        for (let i = between(random, 1, 300); i > 0; i--) {
+          input += pick(random, vocabulary) + pick(random, [" ", " ", "\n", ", "]);
+        }
         const chunks = chunkText(input, chunkOptions({ chunkSize: between(random, 32, 120) }));
         for (const chunk of chunks) {
           const before = input[chunk.end - 1] ?? " ";
@@ -376,7 +395,8 @@ describe("chunkText", () => {
         const input = run % 2 === 0 ? randomMarkdown(random, 4000).text : randomNoise(random, 2000);
         const chunkSize = between(random, 32, 600);
         const chunkOverlap = between(random, 1, Math.ceil(chunkSize / 2) - 1);
-        const chunks = chunkText(input, chunkOptions({ chunkSize, chunkOverlap, strategy: pick(random, ["basic", "by_title"] as const) }));
+        const strategy = pick(random, ["basic", "by_title"] as const);
+        const chunks = chunkText(input, chunkOptions({ chunkSize, chunkOverlap, strategy }));
         expectSlicesOf(input, chunks);
         if (input.trim() !== "") {
           expect(chunks[0]?.start).toBe(0);
@@ -416,7 +436,8 @@ describe("chunkText", () => {
 
   describe("Markdown headings", () => {
     it("starts a new chunk at every heading that follows text with by_title", () => {
-      const input = "# One\n\nFirst section.\n\n## Two\n\nSecond section.\n\nTitle three\n===========\n\nThird.\n";
+      const input =
+        "# One\n\nFirst section.\n\n## Two\n\nSecond section.\n\nTitle three\n===========\n\nThird.\n";
       const chunks = chunkText(input, chunkOptions({ strategy: "by_title" }));
       expect(texts(chunks)).toEqual([
         "# One\n\nFirst section.\n\n",
@@ -445,14 +466,16 @@ describe("chunkText", () => {
       const random = seededRandom(10);
       for (let run = 0; run < PROPERTY_RUNS; run++) {
         const { text: input, headingLines, sectionStarts } = randomMarkdown(random, between(random, 200, 8000));
-        const chunks = chunkText(input, chunkOptions({ chunkSize: between(random, 64, 800), strategy: "by_title" }));
+        const chunkSize = between(random, 64, 800);
+        const chunks = chunkText(input, chunkOptions({ chunkSize, strategy: "by_title" }));
         expect(texts(chunks).join("")).toBe(input);
         for (const start of sectionStarts) {
           const spanning = chunks.find((chunk) => chunk.start < start && start < chunk.end);
           expect(spanning, `seed 10 run ${run}: section at ${start}`).toBeUndefined();
         }
         for (const chunk of chunks.slice(0, -1)) {
-          expect(endsWithHeadingAfterText(input, chunk, headingLines), `seed 10 run ${run}: ${JSON.stringify(chunk.text.slice(-60))}`).toBe(false);
+          const context = `seed 10 run ${run}: ${JSON.stringify(chunk.text.slice(-60))}`;
+          expect(endsWithHeadingAfterText(input, chunk, headingLines), context).toBe(false);
         }
       }
     });
@@ -463,7 +486,8 @@ describe("chunkText", () => {
         const { text: input, headingLines } = randomMarkdown(random, between(random, 200, 8000));
         const chunks = chunkText(input, chunkOptions({ chunkSize: between(random, 64, 800) }));
         for (const chunk of chunks.slice(0, -1)) {
-          expect(endsWithHeadingAfterText(input, chunk, headingLines), `seed 11 run ${run}: ${JSON.stringify(chunk.text.slice(-60))}`).toBe(false);
+          const context = `seed 11 run ${run}: ${JSON.stringify(chunk.text.slice(-60))}`;
+          expect(endsWithHeadingAfterText(input, chunk, headingLines), context).toBe(false);
         }
       }
     });
@@ -472,7 +496,8 @@ describe("chunkText", () => {
   describe("delimiter", () => {
     it("never merges two delimiter pieces and keeps the delimiter with the piece it closes", () => {
       const input = "alpha||beta gamma||delta";
-      expect(texts(chunkText(input, chunkOptions({ delimiter: "||" })))).toEqual(["alpha||", "beta gamma||", "delta"]);
+      const chunks = chunkText(input, chunkOptions({ delimiter: "||" }));
+      expect(texts(chunks)).toEqual(["alpha||", "beta gamma||", "delta"]);
     });
 
     it("still applies the size rules inside a piece", () => {
@@ -498,7 +523,8 @@ describe("chunkText", () => {
         for (let i = between(random, 1, 20); i > 0; i--) pieces.push(paragraph(random, between(random, 1, 3)));
         const input = pieces.join("\n---\n");
         const chunks = chunkText(input, chunkOptions({ chunkSize: 2048, delimiter: "\n---\n" }));
-        expect(texts(chunks)).toEqual(pieces.map((piece, i) => (i < pieces.length - 1 ? `${piece}\n---\n` : piece)));
+        const expected = pieces.map((piece, i) => (i < pieces.length - 1 ? `${piece}\n---\n` : piece));
+        expect(texts(chunks)).toEqual(expected);
       }
     });
   });
@@ -528,7 +554,8 @@ describe("chunkText", () => {
       const thai = "ภาษาไทยเป็นภาษาที่ไม่มีการเว้นวรรคระหว่างคำ".repeat(4);
       const thaiChunks = chunkText(thai, chunkOptions({ chunkSize: 40, languageCode: "th" }));
       expect(texts(thaiChunks).join("")).toBe(thai);
-      const thaiBreaks = new Set([...new Intl.Segmenter("th", { granularity: "word" }).segment(thai)].map((s) => s.index));
+      const thaiWords = new Intl.Segmenter("th", { granularity: "word" });
+      const thaiBreaks = new Set([...thaiWords.segment(thai)].map((segment) => segment.index));
       for (const chunk of thaiChunks.slice(1)) expect(thaiBreaks.has(chunk.start)).toBe(true);
     });
 

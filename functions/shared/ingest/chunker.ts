@@ -288,6 +288,11 @@ function fenceAt(
   return i - markerStart >= 3 ? { marker, length: i - markerStart, end: i } : null;
 }
 
+/** ` ~ # = -: the characters a fence, an ATX heading or a setext underline can start with. */
+function mayStartFenceOrHeading(c: number): boolean {
+  return c === 0x60 || c === 0x7e || c === 0x23 || c === 0x3d || c === 0x2d;
+}
+
 /** A line whose text could be the title of a setext heading (not a list item, quote or table). */
 function isPlainTextLine(text: string, lineStart: number, lineEnd: number): boolean {
   const first = skipWhitespace(text, lineStart, lineEnd);
@@ -345,8 +350,8 @@ function forEachSection(
       sectionHasBody = true;
     } else if (first === lineEnd) {
       // Blank lines change nothing.
-    } else if (first - lineStart > 3 || (marker !== 0x60 && marker !== 0x7e && marker !== 0x23 && marker !== 0x3d && marker !== 0x2d)) {
-      // Indented code or a line that cannot open a fence or be a heading: plain body text.
+    } else if (first - lineStart > 3 || !mayStartFenceOrHeading(marker)) {
+      // Indented code, or a line that can neither open a fence nor be a heading: body text.
       isText = true;
       sectionHasBody = true;
     } else {
@@ -507,16 +512,16 @@ class Chunker {
       previous.text = this.text.slice(previous.start, end);
       return;
     }
-    for (let from = start; from < end; from += this.limits.hardMax) this.emit(from, Math.min(end, from + this.limits.hardMax));
+    const { hardMax } = this.limits;
+    for (let from = start; from < end; from += hardMax) this.emit(from, Math.min(end, from + hardMax));
   }
 
   /** Last resort that guarantees progress even on inputs the boundary search cannot place. */
   private forwardProgress(fresh: number, start: number): number {
-    let cut = Math.min(this.length, Math.max(fresh + 1, start + this.limits.target));
-    if (cut < this.length && isHighSurrogate(this.text.charCodeAt(cut - 1)) && isLowSurrogate(this.text.charCodeAt(cut))) {
-      cut = cut - 1 > fresh ? cut - 1 : cut + 1;
-    }
-    return cut;
+    const cut = Math.min(this.length, Math.max(fresh + 1, start + this.limits.target));
+    if (cut >= this.length || !isHighSurrogate(this.text.charCodeAt(cut - 1))) return cut;
+    if (!isLowSurrogate(this.text.charCodeAt(cut))) return cut;
+    return cut - 1 > fresh ? cut - 1 : cut + 1;
   }
 
   /**
@@ -557,11 +562,11 @@ class Chunker {
     // forward search bounds every backward one, so no search runs past the chunk's content.
     const firstNewline = this.newlineAtOrAfter(contentStart);
     let lineCut = 0;
-    let windowEndInLineBreak = false;
-    if (windowEnd < segmentEnd && isWhitespace(text.charCodeAt(windowEnd)) && isWhitespace(text.charCodeAt(windowEnd - 1))) {
-      // The window ends inside a whitespace run; newlines after the window still rank the cut.
-      windowEndInLineBreak = this.newlinesAhead(windowEnd, segmentEnd, 1) > 0;
-    }
+    // When the window ends inside a whitespace run, newlines after the window still rank the cut.
+    const windowEndInLineBreak =
+      windowEnd < segmentEnd &&
+      isWhitespace(text.charCodeAt(windowEnd - 1)) &&
+      this.newlinesAhead(windowEnd, segmentEnd, 1) > 0;
     let newline = firstNewline < windowEnd ? text.lastIndexOf("\n", windowEnd - 1) : -1;
     if (windowEndInLineBreak) newline = windowEnd - 1; // judge the run that crosses the window end first
     while (newline >= contentStart) {
@@ -765,21 +770,21 @@ class Chunker {
     let lineEnd = text.indexOf("\n", cut);
     if (lineEnd === -1) lineEnd = this.length;
     if (lineEnd - lineStart > MAX_HEADING_LENGTH) return false;
-    return isAtxHeading(text, lineStart, lineEnd) || (lineEnd < this.length && this.underlinedBelow(lineEnd, lineEnd + 1));
+    if (isAtxHeading(text, lineStart, lineEnd)) return true;
+    return lineEnd < this.length && this.underlinedBelow(lineEnd, lineEnd + 1);
   }
 
   /** True when the line break at [lineEnd, nextLineStart) separates a setext title from its underline. */
   private underlinedBelow(lineEnd: number, nextLineStart: number): boolean {
     const text = this.text;
+    const first = skipWhitespace(text, nextLineStart, Math.min(this.length, nextLineStart + 4));
+    const marker = text.charCodeAt(first);
+    if (marker !== 0x3d && marker !== 0x2d) return false;
     let underlineEnd = text.indexOf("\n", nextLineStart);
     if (underlineEnd === -1) underlineEnd = this.length;
     if (underlineEnd - nextLineStart > MAX_HEADING_LENGTH) return false;
     if (!isSetextUnderline(text, nextLineStart, underlineEnd)) return false;
-    let titleStart = lineEnd;
-    while (titleStart > 0 && lineEnd - titleStart < MAX_HEADING_LENGTH && text.charCodeAt(titleStart - 1) !== LINE_FEED) {
-      titleStart--;
-    }
-    return isPlainTextLine(text, titleStart, lineEnd);
+    return isPlainTextLine(text, this.lineStartBefore(lineEnd), lineEnd);
   }
 
   /** First sentence, line or paragraph end in (windowEnd, slackEnd], or 0. */
@@ -801,12 +806,11 @@ class Chunker {
         if (runEnd < this.length && isWhitespace(text.charCodeAt(runEnd))) return 0; // run exceeds the slack
         if (runStart > contentStart) {
           const cuttable =
-            newlines > 0
-              ? !this.endsWithHeading(this.lineStartBefore(runStart), runStart) && (newlines > 1 || !this.underlinedBelow(runStart, runEnd))
-              : this.endsSentence(runStart, runEnd);
-          if (cuttable) {
-            return runEnd;
-          }
+            newlines === 0
+              ? this.endsSentence(runStart, runEnd)
+              : !this.endsWithHeading(this.lineStartBefore(runStart), runStart) &&
+                (newlines > 1 || !this.underlinedBelow(runStart, runEnd));
+          if (cuttable) return runEnd;
         }
         i = runEnd;
       } else {

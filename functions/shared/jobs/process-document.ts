@@ -199,7 +199,7 @@ async function embedFromCheckpoint(
   let tokens = checkpoint.tokens;
   while (embedded < chunksFile.chunks.length) {
     if (embedded >= stepLimit || budget.remainingMs() < SAFETY_MARGIN_MS) return false;
-    const batch = chunksFile.chunks.slice(embedded, embedded + embedder.maxBatch);
+    const batch = chunksFile.chunks.slice(embedded, Math.min(embedded + embedder.maxBatch, stepLimit));
     const result = await embedder.embedDocuments(batch.map((chunk) => chunk.text));
     await store.upsert(
       partition,
