@@ -121,6 +121,24 @@ export const HTTP_FUNCTIONS: HttpFunctionDefinition[] = [
     access: { table: "read", bucket: "read" },
   },
   {
+    id: "DeleteIngestJob",
+    entry: "functions/http/ingest-jobs/delete.ts",
+    routes: [{ method: "DELETE", path: `${NAMESPACE}/ingest-jobs/{jobId}` }],
+    access: { table: "readWrite", bucket: "read", queues: ["delete"] },
+  },
+  {
+    id: "ReingestJob",
+    entry: "functions/http/ingest-jobs/re-ingest.ts",
+    routes: [{ method: "POST", path: `${NAMESPACE}/ingest-jobs/{jobId}/re-ingest` }],
+    access: { table: "readWrite", queues: ["ingest"] },
+  },
+  {
+    id: "DeleteDocument",
+    entry: "functions/http/documents/delete.ts",
+    routes: [{ method: "DELETE", path: `${NAMESPACE}/documents/{documentId}` }],
+    access: { table: "readWrite", bucket: "read", queues: ["delete"] },
+  },
+  {
     id: "ListDocuments",
     entry: "functions/http/documents/list.ts",
     routes: [{ method: "GET", path: `${NAMESPACE}/documents` }],

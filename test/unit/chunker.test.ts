@@ -265,7 +265,8 @@ describe("chunkText", () => {
         expectSlicesOf(input, chunks);
         for (const chunk of chunks) {
           for (const edge of [chunk.start, chunk.end]) {
-            const splitsPair = isHighSurrogate(input.charCodeAt(edge - 1)) && isLowSurrogate(input.charCodeAt(edge));
+            const splitsPair =
+              isHighSurrogate(input.charCodeAt(edge - 1)) && isLowSurrogate(input.charCodeAt(edge));
             expect(splitsPair, `seed 4 run ${run} at ${edge}`).toBe(false);
           }
           const startsMidCharacter = /^[\u0301\u200d\u{1f3fd}]/u.test(chunk.text);
@@ -380,6 +381,13 @@ describe("chunkText", () => {
       expect(stretched?.end).toBe(sentenceEnd);
     });
 
+    it("keeps a tail that fits within maxChunkSize in the chunk instead of splitting it off", () => {
+      const input = `${words(15)}. ${words(4)}.`; // a little over 100 characters in all
+      expect(input.length).toBeGreaterThan(100);
+      expect(chunkText(input, chunkOptions({ chunkSize: 100 }))).toHaveLength(2);
+      expect(texts(chunkText(input, chunkOptions({ chunkSize: 100, maxChunkSize: 150 })))).toEqual([input]);
+    });
+
     it("caps chunks at maxChunkSize when it is below chunkSize", () => {
       const input = paragraph(seededRandom(6), 40);
       const chunks = chunkText(input, chunkOptions({ chunkSize: 500, maxChunkSize: 120 }));
@@ -421,6 +429,24 @@ describe("chunkText", () => {
         expect(input[chunk.start - 1]).toBe(" ");
         expect(input[chunk.start]).not.toBe(" ");
       }
+    });
+
+    it("never reaches back across a section or delimiter boundary", () => {
+      const random = seededRandom(16);
+      const first = paragraph(random, 6);
+      const second = paragraph(random, 6);
+      const bySection = `# One\n\n${first}\n\n# Two\n\n${second}`;
+      const sectionStart = bySection.indexOf("# Two");
+      const overlapping = { chunkSize: 120, chunkOverlap: 50 };
+      const sectionChunks = chunkText(bySection, chunkOptions({ ...overlapping, strategy: "by_title" }));
+      expect(sectionChunks.some((chunk) => chunk.start === sectionStart)).toBe(true);
+      expect(sectionChunks.some((chunk) => chunk.start < sectionStart && chunk.end > sectionStart)).toBe(false);
+
+      const byDelimiter = `${first}||${second}`;
+      const pieceStart = byDelimiter.indexOf("||") + 2;
+      const pieceChunks = chunkText(byDelimiter, chunkOptions({ ...overlapping, delimiter: "||" }));
+      expect(pieceChunks.some((chunk) => chunk.start === pieceStart)).toBe(true);
+      expect(pieceChunks.some((chunk) => chunk.start < pieceStart && chunk.end > pieceStart)).toBe(false);
     });
 
     it("clamps an overlap of half the chunk size or more instead of looping", () => {

@@ -1,4 +1,4 @@
-import { BatchGetCommand, GetCommand, PutCommand } from "@aws-sdk/lib-dynamodb";
+import { BatchGetCommand, GetCommand, QueryCommand, TransactWriteCommand } from "@aws-sdk/lib-dynamodb";
 import { dynamo } from "../aws-clients.ts";
 import { config } from "../env.ts";
 import { isConditionFailure, notFound } from "../errors.ts";
@@ -26,14 +26,44 @@ export async function loadDocumentForRequest(namespaceId: string, tenantId: stri
   return document;
 }
 
-/** Creates the document unless it already exists (a retried step must not reset its progress). */
+/**
+ * Creates the document unless it already exists (a retried step must not reset its progress), and
+ * only while its job is still preparing this run: once a deletion has started, a late step can
+ * never bring a deleted document back.
+ */
 export async function insertDocumentIfAbsent(record: DocumentRecord): Promise<boolean> {
+  const table = config.tableName();
   try {
     await dynamo().send(
-      new PutCommand({
-        TableName: config.tableName(),
-        Item: { ...keys.document(record.id), ...listIndexAttributes("DOCS", record), entityType: "Document", ...record },
-        ConditionExpression: "attribute_not_exists(PK)",
+      new TransactWriteCommand({
+        TransactItems: [
+          {
+            Put: {
+              TableName: table,
+              Item: { ...keys.document(record.id), ...listIndexAttributes("DOCS", record), entityType: "Document", ...record },
+              ConditionExpression: "attribute_not_exists(PK)",
+            },
+          },
+          {
+            ConditionCheck: {
+              TableName: table,
+              Key: keys.ingestJob(record.ingestJobId),
+              ConditionExpression: "#status = :preparing AND runId = :runId",
+              ExpressionAttributeNames: { "#status": "status" },
+              ExpressionAttributeValues: { ":preparing": "PRE_PROCESSING", ":runId": record.runId },
+            },
+          },
+          ...(record.source.type === "MANAGED_FILE"
+            ? [
+                {
+                  Put: {
+                    TableName: table,
+                    Item: { ...keys.uploadReference(record.source.key, record.id), entityType: "UploadReference", namespaceId: record.namespaceId },
+                  },
+                },
+              ]
+            : []),
+        ],
       }),
     );
     return true;
@@ -41,6 +71,20 @@ export async function insertDocumentIfAbsent(record: DocumentRecord): Promise<bo
     if (isConditionFailure(error)) return false;
     throw error;
   }
+}
+
+/** Whether any document still refers to an uploaded file. */
+export async function uploadIsReferenced(objectKey: string): Promise<boolean> {
+  const result = await dynamo().send(
+    new QueryCommand({
+      TableName: config.tableName(),
+      KeyConditionExpression: "PK = :pk",
+      ExpressionAttributeValues: { ":pk": keys.uploadReferencePartition(objectKey) },
+      Limit: 1,
+      ConsistentRead: true,
+    }),
+  );
+  return (result.Items ?? []).length > 0;
 }
 
 export async function documentSource(record: DocumentRecord): Promise<DocumentSource> {

@@ -104,14 +104,27 @@ export async function insertIngestJob(input: NewIngestJob): Promise<IngestJobRec
               ]
             : []),
           { Put: { TableName: table, Item: jobItem(record), ConditionExpression: "attribute_not_exists(PK)" } },
+          // A namespace deletion that started after the request was checked must not gain a new job.
+          {
+            ConditionCheck: {
+              TableName: table,
+              Key: keys.namespace(record.namespaceId),
+              ConditionExpression: "#status = :active",
+              ExpressionAttributeNames: { "#status": "status" },
+              ExpressionAttributeValues: { ":active": "ACTIVE" },
+            },
+          },
         ],
       }),
     );
   } catch (error) {
     if (!inline) await deleteObjects([record.payloadObjectKey!]);
-    if (isConditionFailure(error) && record.externalId && cancellationReasons(error)[0] === "ConditionalCheckFailed") {
+    if (!isConditionFailure(error)) throw error;
+    const reasons = cancellationReasons(error);
+    if (record.externalId && reasons[0] === "ConditionalCheckFailed") {
       throw conflict(`An ingest job with externalId "${record.externalId}" already exists in this namespace.`);
     }
+    if (reasons[reasons.length - 1] === "ConditionalCheckFailed") throw conflict(`Namespace ${record.namespaceId} is being deleted.`);
     throw error;
   }
   return record;

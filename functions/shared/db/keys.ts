@@ -27,6 +27,9 @@ export const keys = {
     PK: `NS#${namespaceId}#EXTID#${externalId}`,
     SK: "EXTID",
   }),
+  /** One per document built from an uploaded file: the file is deleted only when none remain. */
+  uploadReference: (objectKey: string, documentId: string): TableKey => ({ PK: `UPLOAD#${objectKey}`, SK: `DOC#${documentId}` }),
+  uploadReferencePartition: (objectKey: string): string => `UPLOAD#${objectKey}`,
   /** A record that holds a secret the service generates for itself (for example the cursor key). */
   serviceSecret: (name: string): TableKey => ({ PK: `SECRET#${name}`, SK: "SECRET" }),
 };

@@ -4,10 +4,11 @@ import { config } from "../env.ts";
 import { INDEX, type IndexKey } from "./table-schema.ts";
 
 /**
- * Every item of one index partition, oldest first. Only for partitions that stay small (an
- * organization's namespaces or keys); request paths over unbounded partitions use the cursor pager.
+ * Every item (or the first `limit`) of one index partition, oldest first. Request paths use it only
+ * for partitions that stay small (an organization's namespaces or keys); over unbounded partitions
+ * they use the cursor pager.
  */
-export async function queryWholePartition(index: IndexKey, partition: string): Promise<Record<string, unknown>[]> {
+export async function queryWholePartition(index: IndexKey, partition: string, limit = Number.POSITIVE_INFINITY): Promise<Record<string, unknown>[]> {
   const items: Record<string, unknown>[] = [];
   let startKey: Record<string, unknown> | undefined;
   do {
@@ -19,10 +20,11 @@ export async function queryWholePartition(index: IndexKey, partition: string): P
         ExpressionAttributeNames: { "#pk": INDEX[index].partitionKey },
         ExpressionAttributeValues: { ":pk": partition },
         ExclusiveStartKey: startKey,
+        Limit: Number.isFinite(limit) ? limit : undefined,
       }),
     );
     items.push(...(page.Items ?? []));
     startKey = page.LastEvaluatedKey;
-  } while (startKey);
-  return items;
+  } while (startKey && items.length < limit);
+  return items.slice(0, limit);
 }

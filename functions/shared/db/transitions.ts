@@ -5,6 +5,7 @@ import { isConditionFailure } from "../errors.ts";
 import { nowIso } from "../time.ts";
 import type { Status } from "../domain/statuses.ts";
 import { listPartition, type TableKey } from "./keys.ts";
+import { toRecord } from "./items.ts";
 import { INDEX } from "./table-schema.ts";
 
 /** What a status change needs to know of the record to keep its status-keyed index entries right. */
@@ -22,6 +23,8 @@ export interface TransitionSpec {
   /** The run the caller acts for; the change is refused if the record moved on to another run. */
   runId?: string;
   set?: Record<string, unknown>;
+  /** Fields set to another field's value as it was before this update (for example the old status). */
+  copy?: Record<string, string>;
   add?: Record<string, number>;
   /** Extra condition, with its own placeholders in `values`. */
   condition?: string;
@@ -49,6 +52,11 @@ export function transitionUpdate(target: Transitionable, spec: TransitionSpec) {
     names[`#s${position}`] = field;
     values[`:s${position}`] = value;
     sets.push(`#s${position} = :s${position}`);
+  });
+  Object.entries(spec.copy ?? {}).forEach(([field, from], position) => {
+    names[`#c${position}`] = field;
+    names[`#cf${position}`] = from;
+    sets.push(`#c${position} = #cf${position}`);
   });
   const adds = Object.entries(spec.add ?? {}).map(([field, amount], position) => {
     names[`#a${position}`] = field;
@@ -79,13 +87,16 @@ export function transitionUpdate(target: Transitionable, spec: TransitionSpec) {
   };
 }
 
-/** Applies a status change; false when its conditions no longer hold (someone else moved first). */
-export async function transition(target: Transitionable, spec: TransitionSpec): Promise<boolean> {
+/**
+ * Applies a status change and returns the record as it now is, or null when the change's
+ * conditions no longer held (someone else moved first).
+ */
+export async function transition<T = Record<string, unknown>>(target: Transitionable, spec: TransitionSpec): Promise<T | null> {
   try {
-    await dynamo().send(new UpdateCommand(transitionUpdate(target, spec)));
-    return true;
+    const result = await dynamo().send(new UpdateCommand({ ...transitionUpdate(target, spec), ReturnValues: "ALL_NEW" }));
+    return result.Attributes ? toRecord<T>(result.Attributes) : null;
   } catch (error) {
-    if (isConditionFailure(error)) return false;
+    if (isConditionFailure(error)) return null;
     throw error;
   }
 }

@@ -52,6 +52,8 @@ export interface DocumentRecord {
   generation: VectorGeneration | null;
   /** A replaced generation whose vectors still have to be removed. */
   retiredGeneration: VectorGeneration | null;
+  /** The status a deletion found, to settle the job's counts when the document goes. */
+  statusBeforeDelete?: Status | null;
 }
 
 export function documentToWire(record: DocumentRecord, source: DocumentSource) {

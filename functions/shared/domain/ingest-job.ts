@@ -82,6 +82,8 @@ export interface IngestJobRecord {
   documentsCreated: boolean;
   documentsCompleted: number;
   documentsFailed: number;
+  /** The status a deletion found, restored if the deletion cannot be queued. */
+  statusBeforeDelete?: Status | null;
 }
 
 /** Normalises the payload: empty names dropped, and BATCH duplicates of one URL or one key kept once. */

@@ -110,8 +110,10 @@ function resolveLimits(options: ChunkOptions): Limits {
   return { target, hardMax, overlap, fillFloor: Math.floor(target * MIN_FILL_RATIO) };
 }
 
+/** NaN and absent values take the default; infinities clamp like any other out-of-range number. */
 function wholeNumber(value: number | undefined, fallback: number): number {
-  return typeof value === "number" && Number.isFinite(value) ? Math.floor(value) : fallback;
+  if (typeof value !== "number" || Number.isNaN(value)) return fallback;
+  return Math.floor(Math.min(Number.MAX_SAFE_INTEGER, Math.max(-Number.MAX_SAFE_INTEGER, value)));
 }
 
 interface LanguageRules {
@@ -127,7 +129,8 @@ interface LanguageRules {
 const LOCALE_FOR_CODE: Readonly<Record<string, string>> = { jp: "ja", kr: "ko" };
 const SPACE_ENDS_SENTENCE = new Set(["th", "lo", "km", "my"]);
 const UNCASED_SCRIPTS = new Set([
-  "am", "ar", "bn", "fa", "he", "hi", "ja", "jp", "km", "ko", "kr", "lo", "my", "ne", "ta", "te", "th", "ur", "zh",
+  "am", "ar", "bn", "fa", "he", "hi", "ja", "jp", "km", "ko", "kr",
+  "lo", "my", "ne", "ta", "te", "th", "ur", "zh",
 ]);
 
 function languageRules(languageCode: string | undefined): LanguageRules {
@@ -343,9 +346,8 @@ function forEachSection(
     if (fenceMarker !== 0) {
       if (marker === fenceMarker && first - lineStart <= 3) {
         const fence = fenceAt(text, lineStart, lineEnd);
-        if (fence !== null && fence.length >= fenceLength && skipWhitespace(text, fence.end, lineEnd) === lineEnd) {
-          fenceMarker = 0;
-        }
+        const closes = fence !== null && fence.length >= fenceLength;
+        if (closes && skipWhitespace(text, fence.end, lineEnd) === lineEnd) fenceMarker = 0;
       }
       sectionHasBody = true;
     } else if (first === lineEnd) {
@@ -546,7 +548,13 @@ class Chunker {
    * Picks the end of the chunk that starts at `start`: a position in (first content after `fresh`,
    * windowEnd], at or after `earliest`.
    */
-  private findCut(start: number, fresh: number, windowEnd: number, earliest: number, segmentEnd: number): number {
+  private findCut(
+    start: number,
+    fresh: number,
+    windowEnd: number,
+    earliest: number,
+    segmentEnd: number,
+  ): number {
     const text = this.text;
     const contentStart = skipWhitespace(text, fresh, windowEnd);
     // A whitespace run longer than the window: nothing better than filling the chunk with it.
@@ -577,7 +585,9 @@ class Chunker {
       if (runEnd < fillFloor) break;
       let newlines = 0;
       for (let k = runStart; k < runEnd; k++) if (text.charCodeAt(k) === LINE_FEED) newlines++;
-      if (runEnd === windowEnd && newlines < 2) newlines += this.newlinesAhead(runEnd, segmentEnd, 2 - newlines);
+      if (runEnd === windowEnd && newlines < 2) {
+        newlines += this.newlinesAhead(runEnd, segmentEnd, 2 - newlines);
+      }
       const previousNewline = runStart > firstNewline ? text.lastIndexOf("\n", runStart - 1) : -1;
       // The first line of the chunk: a line that began in an earlier chunk cannot move into this
       // one, so it only needs judging when the chunk's content starts the line.
@@ -763,10 +773,7 @@ class Chunker {
   /** True when the cut at `cut` falls inside an ATX heading line or a setext title. */
   private insideHeadingLine(cut: number): boolean {
     const text = this.text;
-    let lineStart = cut;
-    while (lineStart > 0 && cut - lineStart < MAX_HEADING_LENGTH && text.charCodeAt(lineStart - 1) !== LINE_FEED) {
-      lineStart--;
-    }
+    const lineStart = this.lineStartBefore(cut);
     let lineEnd = text.indexOf("\n", cut);
     if (lineEnd === -1) lineEnd = this.length;
     if (lineEnd - lineStart > MAX_HEADING_LENGTH) return false;

@@ -59,7 +59,7 @@ export async function processDocument(documentId: string, runId: string, budget:
     await faultPoint("document:pre-processing");
     let chunksFile: ChunksFile;
     if (document.status === "PRE_PROCESSING" || document.checkpoint?.runId !== runId) {
-      chunksFile = await prepareChunks(document, namespace, settings);
+      chunksFile = await prepareChunks(document, settings);
       document = await getDocument(documentId);
       if (!document || document.runId !== runId || document.status !== "PROCESSING") return;
     } else {
@@ -67,12 +67,9 @@ export async function processDocument(documentId: string, runId: string, budget:
       if (staged === null) throw new Error(`the staging chunks file of document ${documentId} is missing`);
       chunksFile = JSON.parse(staged) as ChunksFile;
     }
-    const finished = await embedFromCheckpoint(document, namespace, chunksFile, budget);
-    if (!finished) {
-      await enqueue("ingest", { kind: "document", documentId, runId });
-      return;
-    }
-    await complete(document, chunksFile);
+    const progress = await embedFromCheckpoint(document, namespace, chunksFile, budget);
+    if (progress === "continue") await enqueue("ingest", { kind: "document", documentId, runId });
+    if (progress === "done") await complete(document, chunksFile);
   } catch (error) {
     if (!isPermanent(error)) throw error;
     await failDocument(documentId, runId, error instanceof Error ? error.message : String(error));
@@ -88,7 +85,16 @@ function isPermanent(error: unknown): boolean {
   );
 }
 
-async function prepareChunks(document: DocumentRecord, namespace: NamespaceRecord, settings: IngestConfig): Promise<ChunksFile> {
+/**
+ * True when the document was deleted or moved to another run while this step worked: whatever the
+ * step wrote since must be taken back, or it would outlive the document.
+ */
+async function abandoned(document: DocumentRecord): Promise<boolean> {
+  const current = await getDocument(document.id);
+  return !current || current.runId !== document.runId || DELETION_STATUSES.includes(current.status);
+}
+
+async function prepareChunks(document: DocumentRecord, settings: IngestConfig): Promise<ChunksFile> {
   const { parsed, properties } = await readSource(document);
   const chunkSize = Math.min(settings.chunkSize ?? DEFAULT_CHUNK_SIZE, settings.maxChunkSize ?? Number.POSITIVE_INFINITY);
   const chunks = chunkText(
@@ -115,7 +121,8 @@ async function prepareChunks(document: DocumentRecord, namespace: NamespaceRecor
       metadata: chunk.page === undefined ? { sequence_number: sequence } : { sequence_number: sequence, page_number: chunk.page },
     })),
   };
-  await putObject(stagingChunksKey(document.namespaceId, document.id, document.runId), JSON.stringify(chunksFile), "application/json");
+  const stagingKey = stagingChunksKey(document.namespaceId, document.id, document.runId);
+  await putObject(stagingKey, JSON.stringify(chunksFile), "application/json");
   await faultPoint("document:chunks-staged");
   const checkpoint: ProcessingCheckpoint = {
     runId: document.runId,
@@ -125,13 +132,13 @@ async function prepareChunks(document: DocumentRecord, namespace: NamespaceRecor
     totalPages: parsed.pageOffsets ? parsed.pageOffsets.length : Math.ceil(totalCharacters / 1000),
     tokens: 0,
   };
-  await transition(documentTarget(document), {
+  const moved = await transition(documentTarget(document), {
     to: "PROCESSING",
     from: ["PRE_PROCESSING", "PROCESSING"],
     runId: document.runId,
     set: { processingAt: nowIso(), properties, checkpoint },
   });
-  void namespace;
+  if (!moved && (await abandoned(document))) await deleteObjects([stagingKey]);
   return chunksFile;
 }
 
@@ -183,13 +190,16 @@ export function partitionOf(document: Pick<DocumentRecord, "namespaceId" | "tena
   };
 }
 
-/** Embeds and writes batches from the checkpoint on; false when the budget ran out first. */
+/**
+ * Embeds and writes batches from the checkpoint on: `done` when every chunk is indexed, `continue`
+ * when the step budget ran out, `stopped` when another delivery or a deletion took the document over.
+ */
 async function embedFromCheckpoint(
   document: DocumentRecord,
   namespace: NamespaceRecord,
   chunksFile: ChunksFile,
   budget: StepBudget,
-): Promise<boolean> {
+): Promise<"done" | "continue" | "stopped"> {
   const checkpoint = document.checkpoint!;
   const embedder = embedderFor(namespace.embeddingConfig);
   const store = vectorStore();
@@ -198,18 +208,16 @@ async function embedFromCheckpoint(
   let embedded = checkpoint.embedded;
   let tokens = checkpoint.tokens;
   while (embedded < chunksFile.chunks.length) {
-    if (embedded >= stepLimit || budget.remainingMs() < SAFETY_MARGIN_MS) return false;
+    if (embedded >= stepLimit || budget.remainingMs() < SAFETY_MARGIN_MS) return "continue";
     const batch = chunksFile.chunks.slice(embedded, Math.min(embedded + embedder.maxBatch, stepLimit));
     const result = await embedder.embedDocuments(batch.map((chunk) => chunk.text));
-    await store.upsert(
-      partition,
-      batch.map((chunk, index) => ({
+    const records = batch.map((chunk, index) => ({
         key: vectorKey(document.id, document.runId, chunk.metadata.sequence_number),
         vector: result.vectors[index]!,
         text: chunk.text,
         metadata: { ...chunksFile.metadata, ...chunk.metadata },
-      })),
-    );
+      }));
+    await store.upsert(partition, records);
     await faultPoint("document:batch-written");
     const advanced = await transition(documentTarget(document), {
       to: "PROCESSING",
@@ -219,13 +227,17 @@ async function embedFromCheckpoint(
       condition: "checkpoint.embedded = :seen",
       values: { ":seen": embedded },
     });
-    // Another delivery of the same step moved the checkpoint first; it carries on from there.
-    if (!advanced) return false;
+    if (!advanced) {
+      // Another delivery of this run moved first and carries on (its keys are the same as ours);
+      // after a deletion or a newer run, this batch would be left behind, so it is taken back.
+      if (await abandoned(document)) await store.deleteKeys(partition, records.map((record) => record.key));
+      return "stopped";
+    }
     embedded += batch.length;
     tokens += result.tokens;
   }
   document.checkpoint = { ...checkpoint, embedded, tokens };
-  return true;
+  return "done";
 }
 
 /**
@@ -253,7 +265,10 @@ async function complete(document: DocumentRecord, chunksFile: ChunksFile): Promi
       checkpoint: null,
     },
   });
-  if (!settled) return;
+  if (!settled) {
+    if (await abandoned(document)) await deleteObjects([chunksKey(document.namespaceId, document.id)]);
+    return;
+  }
   await faultPoint("document:settled");
   const settledDocument = await getDocument(document.id);
   if (settledDocument) await afterSettled(settledDocument);

@@ -12,6 +12,7 @@ import type { DocumentRecord } from "../domain/document.ts";
 import { type IngestJobRecord, type PayloadItem, payloadItems } from "../domain/ingest-job.ts";
 import { DELETION_STATUSES, FINAL_STATUSES, QUEUED_STATUSES, type Status } from "../domain/statuses.ts";
 import { enqueueAll } from "../queue.ts";
+import { resetDocumentsForRun } from "./reingest.ts";
 import { putObject } from "../storage/objects.ts";
 import { documentSourceKey, fileNameOfKey } from "../storage/object-keys.ts";
 
@@ -71,10 +72,7 @@ export async function startJobRun(jobId: string, runId: string): Promise<void> {
  * retry recreates the same ones). A re-ingestion reuses the documents that still exist.
  */
 async function prepareDocuments(job: IngestJobRecord): Promise<number> {
-  if (job.documentsCreated) {
-    const existing = await getDocuments(job.documentIds);
-    return [...existing.values()].filter((document) => document.runId === job.runId).length;
-  }
+  if (job.documentsCreated) return resetDocumentsForRun(job);
   const items = payloadItems(await jobPayload(job));
   const now = nowIso();
   await Promise.all(

@@ -1,0 +1,12 @@
+import { httpHandler, ok } from "../../shared/http.ts";
+import { loadJobForRequest } from "../../shared/db/ingest-jobs.ts";
+import { jobPath } from "../../shared/domain/params.ts";
+import { requestJobDeletion } from "../../shared/jobs/deletion.ts";
+import { jobsToWire } from "../../shared/jobs/wire.ts";
+
+/** E7: 200 with the job now QUEUED_FOR_DELETE; the worker removes it and all its documents. */
+export const handler = httpHandler({ path: jobPath, tenant: true, namespace: "any" }, async ({ namespace, tenantId, path }) => {
+  const job = await requestJobDeletion(await loadJobForRequest(namespace.id, tenantId, path.jobId));
+  const [wire] = await jobsToWire([job]);
+  return ok(wire);
+});

@@ -1,0 +1,260 @@
+import { DeleteCommand, TransactWriteCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
+import { dynamo } from "../aws-clients.ts";
+import { config } from "../env.ts";
+import { conflict, isConditionFailure } from "../errors.ts";
+import { faultPoint } from "../fault-points.ts";
+import { toRecord } from "../db/items.ts";
+import { documentTarget, getDocument, uploadIsReferenced } from "../db/documents.ts";
+import { getHosting, removeHosting } from "../db/hosting.ts";
+import { getIngestJob, jobTarget, removeIngestJobRecord } from "../db/ingest-jobs.ts";
+import { keys, listPartition } from "../db/keys.ts";
+import { getNamespace, markNamespaceDeleting, removeNamespaceRecord } from "../db/namespaces.ts";
+import { queryWholePartition } from "../db/query.ts";
+import { transition } from "../db/transitions.ts";
+import type { DocumentRecord, VectorGeneration } from "../domain/document.ts";
+import type { IngestJobRecord } from "../domain/ingest-job.ts";
+import type { NamespaceRecord } from "../domain/namespace.ts";
+import { DELETION_STATUSES, STATUSES, type Status } from "../domain/statuses.ts";
+import { enqueue } from "../queue.ts";
+import { deleteObjects, deletePrefix } from "../storage/objects.ts";
+import { documentPrefix, namespacePrefix } from "../storage/object-keys.ts";
+import { vectorStore } from "../vector-store/index.ts";
+import { vectorKeysOf } from "./chunks-file.ts";
+import { partitionOf } from "./process-document.ts";
+import { finishJobIfDone } from "./run-job.ts";
+
+const DELETABLE: readonly Status[] = STATUSES.filter((status) => !DELETION_STATUSES.includes(status));
+
+export interface StepBudget {
+  remainingMs(): number;
+}
+
+/** Leave this much of an invocation for the follow-up message and the last step's writes. */
+const SAFETY_MARGIN_MS = 30_000;
+
+export type StepResult = "done" | "continue";
+
+/** E7. The job's run id is part of the condition, so a concurrent re-ingestion and this deletion cannot both win. */
+export async function requestJobDeletion(job: IngestJobRecord): Promise<IngestJobRecord> {
+  if (DELETION_STATUSES.includes(job.status)) throw conflict(`Ingest job ${job.id} is already being deleted.`);
+  await faultPoint("request:job-read");
+  const queued = await transition<IngestJobRecord>(jobTarget(job), {
+    to: "QUEUED_FOR_DELETE",
+    from: DELETABLE,
+    runId: job.runId,
+    copy: { statusBeforeDelete: "status" },
+  });
+  if (!queued) throw conflict(`Ingest job ${job.id} changed while it was being deleted (re-ingested or deleted meanwhile); retry.`);
+  await queueOrUndo({ kind: "job", jobId: job.id }, () =>
+    transition(jobTarget(job), { to: queued.statusBeforeDelete ?? "FAILED", from: ["QUEUED_FOR_DELETE"], runId: job.runId }),
+  );
+  return queued;
+}
+
+/** E9. */
+export async function requestDocumentDeletion(document: DocumentRecord): Promise<DocumentRecord> {
+  if (DELETION_STATUSES.includes(document.status)) throw conflict(`Document ${document.id} is already being deleted.`);
+  const queued = await transition<DocumentRecord>(documentTarget(document), {
+    to: "QUEUED_FOR_DELETE",
+    from: DELETABLE,
+    copy: { statusBeforeDelete: "status" },
+  });
+  if (!queued) throw conflict(`Document ${document.id} is already being deleted.`);
+  await queueOrUndo({ kind: "document", documentId: document.id }, () =>
+    transition(documentTarget(document), { to: queued.statusBeforeDelete ?? "FAILED", from: ["QUEUED_FOR_DELETE"] }),
+  );
+  return queued;
+}
+
+/** Namespace delete: DELETING at once (no new work can enter), the cascade queued. */
+export async function beginNamespaceDeletion(namespace: NamespaceRecord): Promise<NamespaceRecord> {
+  const deleting = await markNamespaceDeleting(namespace);
+  await queueOrUndo({ kind: "namespace", namespaceId: namespace.id }, () =>
+    dynamo().send(
+      new UpdateCommand({
+        TableName: config.tableName(),
+        Key: keys.namespace(namespace.id),
+        UpdateExpression: "SET #status = :active",
+        ConditionExpression: "#status = :deleting",
+        ExpressionAttributeNames: { "#status": "status" },
+        ExpressionAttributeValues: { ":active": "ACTIVE", ":deleting": "DELETING" },
+      }),
+    ),
+  );
+  return deleting;
+}
+
+/**
+ * Requests flip the status first and queue the work second. If the queue refuses, the flip is
+ * undone, so no record ever waits for a message that was never sent.
+ */
+async function queueOrUndo(message: Parameters<typeof enqueue<"delete">>[1], undo: () => Promise<unknown>): Promise<void> {
+  try {
+    await enqueue("delete", message);
+  } catch (error) {
+    await undo();
+    throw error;
+  }
+}
+
+/*
+ * The delete worker's steps are idempotent and records go last: a crash at any point leaves the
+ * record DELETING, and the redelivered message finishes the work.
+ */
+
+/**
+ * Everything a document put anywhere: the vectors of every generation it may have written, its
+ * files (chunks, staging, stored text) and its uploaded file once no other document uses it.
+ */
+async function purgeDocumentData(document: DocumentRecord, namespace: NamespaceRecord | null): Promise<void> {
+  const generations: VectorGeneration[] = [document.generation, document.retiredGeneration].filter(
+    (generation): generation is VectorGeneration => generation !== null && generation !== undefined,
+  );
+  if (document.checkpoint) generations.push({ runId: document.checkpoint.runId, totalChunks: document.checkpoint.totalChunks });
+  if (namespace) {
+    const partition = partitionOf(document, namespace);
+    for (const generation of generations) {
+      await vectorStore().deleteKeys(partition, vectorKeysOf(document.id, generation.runId, generation.totalChunks));
+    }
+  }
+  await deletePrefix(documentPrefix(document.namespaceId, document.id));
+  if (document.source.type === "MANAGED_FILE") {
+    const key = document.source.key;
+    await dynamo().send(new DeleteCommand({ TableName: config.tableName(), Key: keys.uploadReference(key, document.id) }));
+    if (!(await uploadIsReferenced(key))) await deleteObjects([key]);
+  }
+}
+
+/** E9's work: the document goes, and its job's counts of the current run follow. */
+export async function deleteDocumentCascade(documentId: string): Promise<void> {
+  let document = await getDocument(documentId);
+  if (!document || !DELETION_STATUSES.includes(document.status)) return;
+  document = (await transition<DocumentRecord>(documentTarget(document), { to: "DELETING", from: DELETION_STATUSES })) ?? document;
+  await faultPoint("delete:document-deleting");
+  await purgeDocumentData(document, await getNamespace(document.namespaceId));
+  await faultPoint("delete:document-purged");
+  await removeDocumentRecord(document);
+  await finishJobIfDone(document.ingestJobId, document.runId);
+}
+
+/**
+ * Deletes the record and, when it belonged to its job's current run, takes it out of that run's
+ * counts in the same transaction, so the job settles without it and never waits for it.
+ */
+async function removeDocumentRecord(document: DocumentRecord): Promise<void> {
+  const table = config.tableName();
+  const remove = {
+    Delete: {
+      TableName: table,
+      Key: keys.document(document.id),
+      ConditionExpression: "attribute_not_exists(PK) OR #status = :deleting",
+      ExpressionAttributeNames: { "#status": "status" },
+      ExpressionAttributeValues: { ":deleting": "DELETING" },
+    },
+  };
+  const settledAs = document.statusBeforeDelete;
+  const counts: Record<string, number> = { documentsTotal: -1 };
+  if (settledAs === "COMPLETED") counts.documentsCompleted = -1;
+  if (settledAs === "FAILED") counts.documentsFailed = -1;
+  const names: Record<string, string> = {};
+  const adds = Object.entries(counts).map(([field, amount], index) => {
+    names[`#n${index}`] = field;
+    return `#n${index} :v${index}`;
+  });
+  const values = Object.fromEntries(Object.values(counts).map((amount, index) => [`:v${index}`, amount]));
+  try {
+    await dynamo().send(
+      new TransactWriteCommand({
+        TransactItems: [
+          remove,
+          {
+            Update: {
+              TableName: table,
+              Key: keys.ingestJob(document.ingestJobId),
+              UpdateExpression: `ADD ${adds.join(", ")}`,
+              ConditionExpression: "attribute_exists(PK) AND runId = :runId",
+              ExpressionAttributeNames: names,
+              ExpressionAttributeValues: { ...values, ":runId": document.runId },
+            },
+          },
+        ],
+      }),
+    );
+  } catch (error) {
+    if (!isConditionFailure(error)) throw error;
+    // The job is gone or has moved on to another run: the document is no longer counted anywhere.
+    await dynamo().send(new DeleteCommand(remove.Delete));
+  }
+}
+
+/** E7's work: every document of the job, then the job itself. */
+export async function deleteJobCascade(jobId: string, budget: StepBudget): Promise<StepResult> {
+  let job = await getIngestJob(jobId);
+  if (!job || !DELETION_STATUSES.includes(job.status)) return "done";
+  job = (await transition<IngestJobRecord>(jobTarget(job), { to: "DELETING", from: DELETION_STATUSES })) ?? job;
+  const namespace = await getNamespace(job.namespaceId);
+  for (const documentId of job.documentIds) {
+    if (budget.remainingMs() < SAFETY_MARGIN_MS) return "continue";
+    const document = await getDocument(documentId);
+    if (!document) continue;
+    // DELETING stops any work still in flight for the document at its next step.
+    const deleting = await transition<DocumentRecord>(documentTarget(document), {
+      to: "DELETING",
+      ...(DELETION_STATUSES.includes(document.status) ? {} : { copy: { statusBeforeDelete: "status" } }),
+    });
+    await purgeDocumentData(deleting ?? document, namespace);
+    await dynamo().send(new DeleteCommand({ TableName: config.tableName(), Key: keys.document(documentId) }));
+    await faultPoint("delete:job-document-removed");
+  }
+  await removeIngestJobRecord(job);
+  return "done";
+}
+
+/** Everything in the namespace: jobs and their documents, stray files, vector partitions, hosting, then the namespace. */
+export async function deleteNamespaceCascade(namespaceId: string, budget: StepBudget): Promise<StepResult> {
+  const namespace = await getNamespace(namespaceId);
+  // Already gone (a duplicate delivery), or the deletion was rolled back: nothing to do.
+  if (!namespace || namespace.status !== "DELETING") return "done";
+  for (;;) {
+    const jobs = await firstRecords<IngestJobRecord>("JOBS", namespaceId);
+    if (jobs.length === 0) break;
+    for (const job of jobs) {
+      if (!DELETION_STATUSES.includes(job.status)) {
+        await transition(jobTarget(job), { to: "QUEUED_FOR_DELETE", copy: { statusBeforeDelete: "status" } });
+      }
+      if ((await deleteJobCascade(job.id, budget)) === "continue") return "continue";
+    }
+  }
+  // Documents whose job record went first in an interrupted cascade.
+  for (const document of await firstRecords<DocumentRecord>("DOCS", namespaceId)) {
+    await purgeDocumentData(document, namespace);
+    await dynamo().send(new DeleteCommand({ TableName: config.tableName(), Key: keys.document(document.id) }));
+  }
+  await faultPoint("delete:namespace-records-removed");
+  await deletePrefix(namespacePrefix(namespaceId));
+  const store = vectorStore();
+  for (const { tenantId } of await store.listPartitions(namespaceId)) {
+    await store.dropPartition({ namespaceId, tenantId, dimension: partitionOf({ namespaceId, tenantId }, namespace).dimension });
+  }
+  const hosting = await getHosting(namespaceId);
+  if (hosting) await removeHosting(hosting, false);
+  await removeNamespaceRecord(namespace);
+  return "done";
+}
+
+async function firstRecords<T>(collection: "JOBS" | "DOCS", namespaceId: string): Promise<T[]> {
+  const partition = listPartition("scope", { collection, namespaceId, tenantId: null, status: null })!;
+  const items = await queryWholePartition("scope", partition, 25);
+  return items.map((item) => toRecord<T>(item));
+}
+
+/** A deletion that keeps failing ends FAILED with the reason; deleting again retries it. */
+export async function failDeletion(kind: "job" | "document", id: string, reason: string): Promise<void> {
+  const target =
+    kind === "job"
+      ? await getIngestJob(id).then((job) => (job ? jobTarget(job) : null))
+      : await getDocument(id).then((document) => (document ? documentTarget(document) : null));
+  if (!target) return;
+  await transition(target, { to: "FAILED", from: DELETION_STATUSES, set: { error: `deletion failed: ${reason}` } });
+}
+
