@@ -162,6 +162,12 @@ export const HTTP_FUNCTIONS: HttpFunctionDefinition[] = [
     routes: [{ method: "POST", path: `${NAMESPACE}/documents/{documentId}/chunks-download-url` }],
     access: { table: "read", bucket: "read" },
   },
+  {
+    id: "Search",
+    entry: "functions/http/search/search.ts",
+    routes: [{ method: "POST", path: `${NAMESPACE}/search` }],
+    access: { table: "read", bucket: "read", vectors: "read" },
+  },
 ];
 
 export const AUTHORIZER = { id: "Authorizer", entry: "functions/authorizer/token.ts", access: { table: "read" } } as const;

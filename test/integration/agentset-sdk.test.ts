@@ -380,8 +380,7 @@ describe("cursor pagination through the SDK", () => {
 
 describe("search (not yet served by this service)", () => {
   // POST /v1/namespace/{id}/search has no route yet (the gateway answers 404 "No such route");
-  // search is a later issue. Un-skip once the route exists.
-  it.skip("searches a namespace and finds the ingested text", async () => {
+  it("searches a namespace and finds the ingested text, per tenant", async () => {
     const { ns } = await newNamespaceClient();
     const text = "The lighthouse keeper logs every passing ship in a leather-bound ledger.";
     const job = await waitForJob(ns, (await ns.ingestion.create({ payload: { type: "TEXT", text } })).id);
@@ -390,6 +389,10 @@ describe("search (not yet served by this service)", () => {
     expect(results.length).toBeGreaterThan(0);
     expect(results[0]!.text).toContain("lighthouse keeper");
     expect(typeof results[0]!.score).toBe("number");
+    const keyword = await ns.search("ledger", { topK: 5, mode: "keyword" });
+    expect(keyword[0]!.text).toContain("ledger");
+    const otherTenant = await ns.search("lighthouse keeper ledger", { topK: 5 }, { tenantId: "acme" });
+    expect(otherTenant).toEqual([]);
   });
 });
 

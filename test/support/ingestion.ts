@@ -16,19 +16,16 @@ export async function newNamespace(api: TestApi, options: { headers?: Record<str
 
 export type TestNamespace = Awaited<ReturnType<typeof newNamespace>>;
 
-/** Polls a job until it reaches one of `statuses`, and returns it. */
+/** Polls a job until it reaches one of `statuses` (60 s at most), and returns it. Usable in hooks too. */
 export async function waitForJob(ns: TestNamespace, jobId: string, statuses = ["COMPLETED", "FAILED"], headers?: Record<string, string>) {
+  const deadline = Date.now() + 60_000;
   let last: any;
-  await expect
-    .poll(
-      async () => {
-        last = (await ns.call("GET", `/ingest-jobs/${jobId}`, { headers })).body.data;
-        return last?.status;
-      },
-      { timeout: 60_000, interval: 100 },
-    )
-    .toSatisfy((status: string) => statuses.includes(status));
-  return last;
+  while (Date.now() < deadline) {
+    last = (await ns.call("GET", `/ingest-jobs/${jobId}`, { headers })).body.data;
+    if (statuses.includes(last?.status)) return last;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  throw new Error(`ingest job ${jobId} did not reach ${statuses.join("/")} within 60 s; last status ${last?.status}`);
 }
 
 export async function documentsOfJob(ns: TestNamespace, jobId: string, headers?: Record<string, string>) {

@@ -17,7 +17,7 @@ import type { NamespaceRecord } from "../domain/namespace.ts";
 import { DELETION_STATUSES, STATUSES, type Status } from "../domain/statuses.ts";
 import { enqueue } from "../queue.ts";
 import { deleteObjects, deletePrefix } from "../storage/objects.ts";
-import { documentPrefix, namespacePrefix } from "../storage/object-keys.ts";
+import { documentPrefix, keywordDocumentPrefix, namespacePrefix } from "../storage/object-keys.ts";
 import { vectorStore } from "../vector-store/index.ts";
 import { vectorKeysOf } from "./chunks-file.ts";
 import { partitionOf } from "./process-document.ts";
@@ -118,6 +118,7 @@ async function purgeDocumentData(document: DocumentRecord, namespace: NamespaceR
     }
   }
   await deletePrefix(documentPrefix(document.namespaceId, document.id));
+  await deletePrefix(keywordDocumentPrefix(document.namespaceId, document.tenantId, document.id));
   if (document.source.type === "MANAGED_FILE") {
     const key = document.source.key;
     await dynamo().send(new DeleteCommand({ TableName: config.tableName(), Key: keys.uploadReference(key, document.id) }));

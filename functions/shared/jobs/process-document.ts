@@ -17,7 +17,8 @@ import { resolveFileType } from "../ingest/file-types.ts";
 import { DocumentParseError, parseDocument, parseText, type ParsedDocument } from "../ingest/parsers.ts";
 import { enqueue } from "../queue.ts";
 import { deleteObjects, getObjectBytes, getObjectText, headObject, putObject } from "../storage/objects.ts";
-import { chunksKey, stagingChunksKey } from "../storage/object-keys.ts";
+import { chunksKey, keywordSegmentKey, stagingChunksKey } from "../storage/object-keys.ts";
+import { buildSegment, writeSegment } from "../search/keyword-index.ts";
 import { vectorStore } from "../vector-store/index.ts";
 import type { MetadataValue, VectorPartition } from "../vector-store/types.ts";
 import { type ChunksFile, chunkId, vectorKey, vectorKeysOf } from "./chunks-file.ts";
@@ -247,6 +248,7 @@ async function embedFromCheckpoint(
 async function complete(document: DocumentRecord, chunksFile: ChunksFile): Promise<void> {
   const checkpoint = document.checkpoint!;
   await putObject(chunksKey(document.namespaceId, document.id), JSON.stringify(chunksFile), "application/json");
+  const segmentKey = await writeSegment(document.namespaceId, document.tenantId, buildSegment(document.id, document.runId, chunksFile));
   await faultPoint("document:chunks-published");
   const generation: VectorGeneration = { runId: document.runId, totalChunks: checkpoint.totalChunks };
   const previous = document.generation && document.generation.runId !== document.runId ? document.generation : null;
@@ -266,7 +268,7 @@ async function complete(document: DocumentRecord, chunksFile: ChunksFile): Promi
     },
   });
   if (!settled) {
-    if (await abandoned(document)) await deleteObjects([chunksKey(document.namespaceId, document.id)]);
+    if (await abandoned(document)) await deleteObjects([chunksKey(document.namespaceId, document.id), segmentKey]);
     return;
   }
   await faultPoint("document:settled");
@@ -281,10 +283,9 @@ async function complete(document: DocumentRecord, chunksFile: ChunksFile): Promi
 export async function afterSettled(document: DocumentRecord): Promise<void> {
   const namespace = await getNamespace(document.namespaceId);
   if (document.retiredGeneration && namespace) {
-    await vectorStore().deleteKeys(
-      partitionOf(document, namespace),
-      vectorKeysOf(document.id, document.retiredGeneration.runId, document.retiredGeneration.totalChunks),
-    );
+    const retired = document.retiredGeneration;
+    await vectorStore().deleteKeys(partitionOf(document, namespace), vectorKeysOf(document.id, retired.runId, retired.totalChunks));
+    await deleteObjects([keywordSegmentKey(document.namespaceId, document.tenantId, document.id, retired.runId)]);
     await transition(documentTarget(document), {
       to: document.status,
       from: [document.status],
