@@ -8,10 +8,10 @@ import { startLocalStack } from "./stack.ts";
 /**
  * `npm run dev`: the whole service on this machine. PORT (default 3000) sets the gateway port,
  * LOCAL_API_KEY registers that exact development key, and PERSIST=1 (or --persist) keeps data in
- * .data/ across restarts.
+ * .data/ (or KIS_DATA_DIR) across restarts.
  */
 const projectRoot = fileURLToPath(new URL("../", import.meta.url));
-const dataRoot = `${projectRoot}.data`;
+const dataRoot = process.env.KIS_DATA_DIR ?? `${projectRoot}.data`;
 const persist = process.argv.includes("--persist") || process.env.PERSIST === "1";
 
 async function main(): Promise<void> {

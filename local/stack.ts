@@ -12,6 +12,7 @@ import { createResources, type LocalResources } from "./resources.ts";
 import { startS3Gateway } from "./s3-gateway.ts";
 import { type Poller, startPoller } from "./sqs-poller.ts";
 import { restoreSnapshot, saveSnapshot } from "./snapshot.ts";
+import { embeddedVectorStore } from "../functions/shared/vector-store/embedded.ts";
 
 export const LOCAL_REGION = "us-east-1";
 const LOCAL_CREDENTIALS = { accessKeyId: "local", secretAccessKey: "local" };
@@ -126,6 +127,10 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       const snapshotPath = `${options.dataDir}/emulator.json`;
       const fauxqs = emulator;
       stops.push(() => saveSnapshot(snapshotPath, clients, resources, fauxqs));
+      // The embedded vector store lives in this process; it is saved and restored with the rest.
+      const vectorsPath = `${options.dataDir}/vectors.bin`;
+      await embeddedVectorStore().loadFrom(vectorsPath);
+      stops.push(() => embeddedVectorStore().saveTo(vectorsPath));
     }
 
     const gateway = await startGateway({

@@ -41,6 +41,33 @@ function isAlive(pid: number): boolean {
   }
 }
 
+async function startDev(env: Record<string, string>) {
+  const child = spawn(process.execPath, ["node_modules/tsx/dist/cli.mjs", "local/dev.ts"], {
+    cwd: projectRoot,
+    env: { ...process.env, PORT: "0", LOCAL_API_KEY: devKey, ...env },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  children.push(child);
+  let output = "";
+  child.stdout?.on("data", (chunk: Buffer) => (output += chunk.toString()));
+  child.stderr?.on("data", (chunk: Buffer) => (output += chunk.toString()));
+  await expect.poll(() => output, { timeout: 60_000, interval: 200 }).toContain("Base URL:");
+  const baseUrl = /Base URL:\s+(\S+)/.exec(output)?.[1] ?? "";
+  const call = async (method: string, path: string, body?: unknown) => {
+    const response = await fetch(`${baseUrl}${path}`, {
+      method,
+      headers: { authorization: `Bearer ${devKey}`, "content-type": "application/json" },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    return { status: response.status, body: (await response.json()) as any };
+  };
+  const stop = async () => {
+    child.kill("SIGTERM");
+    await expect.poll(() => child.exitCode, { timeout: 30_000 }).toBe(0);
+  };
+  return { call, stop };
+}
+
 describe("npm run dev", () => {
   it("serves the API with the given development key and stops everything it started on SIGINT", async () => {
     const child = spawn(process.execPath, ["node_modules/tsx/dist/cli.mjs", "local/dev.ts"], {
@@ -76,4 +103,29 @@ describe("npm run dev", () => {
     await expect.poll(() => child.exitCode, { timeout: 20_000 }).toBe(0);
     await expect.poll(() => started.filter(isAlive), { timeout: 10_000 }).toEqual([]);
   });
+});
+
+describe("npm run dev with PERSIST=1", () => {
+  it("keeps namespaces, jobs, documents, files and vectors across a restart", async () => {
+    const env = { PERSIST: "1", KIS_DATA_DIR: mkdtempSync(`${tmpdir()}/kis-data-`), KIS_STACK_FILE: `${stackFile}.persist` };
+    const first = await startDev(env);
+    const namespace = (await first.call("POST", "/v1/namespace", { name: "Kept", slug: "kept" })).body.data;
+    const job = (await first.call("POST", `/v1/namespace/${namespace.id}/ingest-jobs`, { payload: { type: "TEXT", text: "Persistent penguins waddle on the ice." } })).body.data;
+    await expect
+      .poll(async () => (await first.call("GET", `/v1/namespace/${namespace.id}/ingest-jobs/${job.id}`)).body.data.status, { timeout: 30_000 })
+      .toBe("COMPLETED");
+    await first.stop();
+
+    const second = await startDev(env);
+    expect((await second.call("GET", "/v1/namespace")).body.data.map((item: { id: string }) => item.id)).toEqual([namespace.id]);
+    expect((await second.call("GET", `/v1/namespace/${namespace.id}/ingest-jobs/${job.id}`)).body.data.status).toBe("COMPLETED");
+    const documents = (await second.call("GET", `/v1/namespace/${namespace.id}/documents`)).body.data;
+    const chunks = await second.call("POST", `/v1/namespace/${namespace.id}/documents/${documents[0].id}/chunks-download-url`);
+    expect((await (await fetch(chunks.body.data.url)).json()).chunks[0].text).toContain("penguins");
+    for (const mode of ["semantic", "keyword"]) {
+      const results = (await second.call("POST", `/v1/namespace/${namespace.id}/search`, { query: "penguins on ice", mode })).body.data;
+      expect(results[0]?.text, mode).toContain("penguins");
+    }
+    await second.stop();
+  }, 180_000);
 });
