@@ -121,7 +121,8 @@ describe("npm run dev with PERSIST=1", () => {
     expect((await second.call("GET", `/v1/namespace/${namespace.id}/ingest-jobs/${job.id}`)).body.data.status).toBe("COMPLETED");
     const documents = (await second.call("GET", `/v1/namespace/${namespace.id}/documents`)).body.data;
     const chunks = await second.call("POST", `/v1/namespace/${namespace.id}/documents/${documents[0].id}/chunks-download-url`);
-    expect((await (await fetch(chunks.body.data.url)).json()).chunks[0].text).toContain("penguins");
+    const chunksFile = (await (await fetch(chunks.body.data.url)).json()) as { chunks: { text: string }[] };
+    expect(chunksFile.chunks[0]?.text).toContain("penguins");
     for (const mode of ["semantic", "keyword"]) {
       const results = (await second.call("POST", `/v1/namespace/${namespace.id}/search`, { query: "penguins on ice", mode })).body.data;
       expect(results[0]?.text, mode).toContain("penguins");
