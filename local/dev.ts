@@ -1,6 +1,7 @@
 import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { dirname } from "node:path";
 import { fileURLToPath } from "node:url";
+import { bearerToken } from "../functions/shared/api-key-format.ts";
 import { ensureOrganization, issueApiKey } from "../functions/shared/db/organizations.ts";
 import { localStackFile } from "./stack-file.ts";
 import { startLocalStack } from "./stack.ts";
@@ -15,6 +16,11 @@ const dataRoot = process.env.KIS_DATA_DIR ?? `${projectRoot}.data`;
 const persist = process.argv.includes("--persist") || process.env.PERSIST === "1";
 
 async function main(): Promise<void> {
+  const localKey = process.env.LOCAL_API_KEY || undefined;
+  // The authorizer accepts only keys of this shape; refusing here beats a key that never works.
+  if (localKey !== undefined && bearerToken(`Bearer ${localKey}`) !== localKey) {
+    throw new Error("LOCAL_API_KEY must be 16 to 256 letters, digits, '-' or '_' (for example kis_ followed by random characters)");
+  }
   const port = Number(process.env.PORT ?? 3000);
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`PORT must be a port number, not ${process.env.PORT}`);
   mkdirSync(dataRoot, { recursive: true });
@@ -24,7 +30,7 @@ async function main(): Promise<void> {
     prefix: persist ? "kis-local" : undefined,
   });
   const { organization } = await ensureOrganization("local");
-  const { key } = await issueApiKey(organization, "development", process.env.LOCAL_API_KEY || undefined);
+  const { key } = await issueApiKey(organization, "development", localKey);
   const stackFile = localStackFile();
   mkdirSync(dirname(stackFile), { recursive: true });
   writeFileSync(
