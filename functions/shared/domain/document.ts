@@ -9,6 +9,8 @@ export type DocumentSource =
 /** Where a resumable processing run stands; kept on the document between steps. */
 export interface ProcessingCheckpoint {
   runId: string;
+  /** The staging chunks file this run embeds from. */
+  stagingKey: string;
   /** Chunks already embedded and written to the vector store. */
   embedded: number;
   totalChunks: number;

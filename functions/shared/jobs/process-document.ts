@@ -1,3 +1,4 @@
+import { randomUUID } from "node:crypto";
 import { nowIso } from "../time.ts";
 import { config } from "../env.ts";
 import { faultPoint } from "../fault-points.ts";
@@ -16,8 +17,8 @@ import { chunkText } from "../ingest/chunker.ts";
 import { resolveFileType } from "../ingest/file-types.ts";
 import { DocumentParseError, parseDocument, parseText, type ParsedDocument } from "../ingest/parsers.ts";
 import { enqueue } from "../queue.ts";
-import { deleteObjects, getObjectBytes, getObjectText, headObject, putObject } from "../storage/objects.ts";
-import { chunksKey, keywordSegmentKey, stagingChunksKey } from "../storage/object-keys.ts";
+import { deleteObjects, deletePrefix, getObjectBytes, getObjectText, headObject, putObject } from "../storage/objects.ts";
+import { chunksKey, keywordSegmentKey, stagingChunksKey, stagingRunPrefix } from "../storage/object-keys.ts";
 import { buildSegment, writeSegment } from "../search/keyword-index.ts";
 import { vectorStore } from "../vector-store/index.ts";
 import type { MetadataValue, VectorPartition } from "../vector-store/types.ts";
@@ -59,12 +60,15 @@ export async function processDocument(documentId: string, runId: string, budget:
     }
     await faultPoint("document:pre-processing");
     let chunksFile: ChunksFile;
-    if (document.status === "PRE_PROCESSING" || document.checkpoint?.runId !== runId) {
-      chunksFile = await prepareChunks(document, settings);
+    if (document.status === "PRE_PROCESSING") {
+      const prepared = await prepareChunks(document, settings);
+      if (!prepared) return;
+      chunksFile = prepared;
       document = await getDocument(documentId);
       if (!document || document.runId !== runId || document.status !== "PROCESSING") return;
     } else {
-      const staged = await getObjectText(stagingChunksKey(document.namespaceId, document.id, runId));
+      if (document.checkpoint?.runId !== runId) throw new Error(`document ${documentId} is PROCESSING without a checkpoint of its run`);
+      const staged = await getObjectText(document.checkpoint.stagingKey);
       if (staged === null) throw new Error(`the staging chunks file of document ${documentId} is missing`);
       chunksFile = JSON.parse(staged) as ChunksFile;
     }
@@ -95,7 +99,8 @@ async function abandoned(document: DocumentRecord): Promise<boolean> {
   return !current || current.runId !== document.runId || DELETION_STATUSES.includes(current.status);
 }
 
-async function prepareChunks(document: DocumentRecord, settings: IngestConfig): Promise<ChunksFile> {
+/** Parses and chunks the source, stages the result and moves to PROCESSING; null when another delivery got there first. */
+async function prepareChunks(document: DocumentRecord, settings: IngestConfig): Promise<ChunksFile | null> {
   const { parsed, properties } = await readSource(document);
   const chunkSize = Math.min(settings.chunkSize ?? DEFAULT_CHUNK_SIZE, settings.maxChunkSize ?? Number.POSITIVE_INFINITY);
   const chunks = chunkText(
@@ -122,11 +127,12 @@ async function prepareChunks(document: DocumentRecord, settings: IngestConfig): 
       metadata: chunk.page === undefined ? { sequence_number: sequence } : { sequence_number: sequence, page_number: chunk.page },
     })),
   };
-  const stagingKey = stagingChunksKey(document.namespaceId, document.id, document.runId);
+  const stagingKey = stagingChunksKey(document.namespaceId, document.id, document.runId, randomUUID());
   await putObject(stagingKey, JSON.stringify(chunksFile), "application/json");
   await faultPoint("document:chunks-staged");
   const checkpoint: ProcessingCheckpoint = {
     runId: document.runId,
+    stagingKey,
     embedded: 0,
     totalChunks: chunks.length,
     totalCharacters,
@@ -135,12 +141,14 @@ async function prepareChunks(document: DocumentRecord, settings: IngestConfig): 
   };
   const moved = await transition(documentTarget(document), {
     to: "PROCESSING",
-    from: ["PRE_PROCESSING", "PROCESSING"],
+    from: ["PRE_PROCESSING"],
     runId: document.runId,
     set: { processingAt: nowIso(), properties, checkpoint },
   });
-  if (!moved && (await abandoned(document))) await deleteObjects([stagingKey]);
-  return chunksFile;
+  if (moved) return chunksFile;
+  // Another delivery staged its own file and moved first; it carries on with that one.
+  await deleteObjects([stagingKey]);
+  return null;
 }
 
 async function readSource(document: DocumentRecord): Promise<{ parsed: ParsedDocument; properties: { fileSize: number; mimeType: string } }> {
@@ -293,7 +301,7 @@ export async function afterSettled(document: DocumentRecord): Promise<void> {
       set: { retiredGeneration: null },
     });
   }
-  await deleteObjects([stagingChunksKey(document.namespaceId, document.id, document.runId)]);
+  await deletePrefix(stagingRunPrefix(document.namespaceId, document.id, document.runId));
   await finishJobIfDone(document.ingestJobId, document.runId);
 }
 

@@ -25,9 +25,16 @@ export function chunksKey(namespaceId: string, documentId: string): string {
   return `${documentPrefix(namespaceId, documentId)}chunks.json`;
 }
 
-/** The chunks file of a run in progress; promoted to `chunksKey` only when the run completes. */
-export function stagingChunksKey(namespaceId: string, documentId: string, runId: string): string {
-  return `${documentPrefix(namespaceId, documentId)}runs/${runId}/chunks.json`;
+export function stagingRunPrefix(namespaceId: string, documentId: string, runId: string): string {
+  return `${documentPrefix(namespaceId, documentId)}runs/${runId}/`;
+}
+
+/**
+ * The chunks file of a run in progress, one per attempt: two deliveries of the same step may parse
+ * a changed remote file differently, and only the attempt that wins the checkpoint is ever read.
+ */
+export function stagingChunksKey(namespaceId: string, documentId: string, runId: string, attemptId: string): string {
+  return `${stagingRunPrefix(namespaceId, documentId, runId)}${attemptId}/chunks.json`;
 }
 
 /** The keyword-index segments of one (namespace, tenant) partition. */
