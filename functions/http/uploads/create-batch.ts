@@ -1,3 +1,4 @@
+import { mapLimited } from "../../shared/concurrency.ts";
 import { created, httpHandler } from "../../shared/http.ts";
 import { namespacePath } from "../../shared/domain/params.ts";
 import { assertUploadable, createUploadTarget, uploadBatchBody } from "../../shared/domain/uploads.ts";
@@ -5,5 +6,5 @@ import { assertUploadable, createUploadTarget, uploadBatchBody } from "../../sha
 /** E4: presigned URLs for 1 to 100 files, in request order; one invalid file fails the batch. */
 export const handler = httpHandler({ path: namespacePath, namespace: "active", body: uploadBatchBody }, async ({ namespace, body }) => {
   assertUploadable(body.files, "files");
-  return created(await Promise.all(body.files.map((file) => createUploadTarget(namespace.id, file))));
+  return created(await mapLimited(body.files, 16, (file) => createUploadTarget(namespace.id, file)));
 });

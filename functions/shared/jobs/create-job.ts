@@ -8,6 +8,7 @@ import { enqueue } from "../queue.ts";
 import { headObject } from "../storage/objects.ts";
 import { uploadPrefix } from "../storage/object-keys.ts";
 import { refusalReason } from "./fetch-url.ts";
+import { mapLimited } from "../concurrency.ts";
 
 /**
  * Creates a QUEUED ingest job and queues its run. Everything that can be known now is checked now
@@ -21,16 +22,14 @@ export async function createIngestJob(
 ): Promise<{ job: IngestJobRecord; payload: IngestPayload }> {
   const payload = normalisePayload(input.payload);
   const items = payloadItems(payload);
-  await Promise.all(
-    items.map(async (item, index) => {
-      const at = payload.type === "BATCH" ? `payload.items.${index}` : "payload";
-      if (item.type === "MANAGED_FILE") await assertManagedFile(namespace.id, item.key, at);
-      if (item.type === "FILE") {
-        const reason = refusalReason(item.fileUrl);
-        if (reason) throw badRequest(`${at}.fileUrl: ${reason}`);
-      }
-    }),
-  );
+  await mapLimited(items, 16, async (item, index) => {
+    const at = payload.type === "BATCH" ? `payload.items.${index}` : "payload";
+    if (item.type === "MANAGED_FILE") await assertManagedFile(namespace.id, item.key, at);
+    if (item.type === "FILE") {
+      const reason = refusalReason(item.fileUrl);
+      if (reason) throw badRequest(`${at}.fileUrl: ${reason}`);
+    }
+  });
   const job = await insertIngestJob({
     namespaceId: namespace.id,
     tenantId,

@@ -4,7 +4,7 @@ import { isConditionFailure } from "../errors.ts";
 import { nowIso } from "../time.ts";
 import { faultPoint } from "../fault-points.ts";
 import { logger } from "../logger.ts";
-import { documentTarget, getDocuments, insertDocumentIfAbsent } from "../db/documents.ts";
+import { documentTarget, getDocument, getDocuments, insertDocumentIfAbsent } from "../db/documents.ts";
 import { getIngestJob, jobPayload, jobTarget } from "../db/ingest-jobs.ts";
 import { getNamespace } from "../db/namespaces.ts";
 import { transition, transitionUpdate } from "../db/transitions.ts";
@@ -12,8 +12,9 @@ import type { DocumentRecord } from "../domain/document.ts";
 import { type IngestJobRecord, type PayloadItem, payloadItems } from "../domain/ingest-job.ts";
 import { DELETION_STATUSES, FINAL_STATUSES, QUEUED_STATUSES, type Status } from "../domain/statuses.ts";
 import { enqueueAll } from "../queue.ts";
+import { mapLimited } from "../concurrency.ts";
 import { resetDocumentsForRun } from "./reingest.ts";
-import { putObject } from "../storage/objects.ts";
+import { deleteObjects, putObject } from "../storage/objects.ts";
 import { documentSourceKey, fileNameOfKey } from "../storage/object-keys.ts";
 
 /** TEXT sources larger than this are kept in S3 next to the document rather than in its record. */
@@ -22,7 +23,10 @@ const INLINE_SOURCE_BYTES = 64 * 1024;
 /**
  * Runs the job step of an ingestion run: QUEUED → PRE_PROCESSING (documents created) → PROCESSING
  * (document work queued). Each step is conditional on the status and the run, so a duplicate or
- * late message either resumes where the run stands or does nothing.
+ * late message either resumes where the run stands or does nothing. A delivery that loses a
+ * transition to another one still carries on from where the run now stands: the other may be a
+ * duplicate delivery of this very message, and if it died after this one was acknowledged, no
+ * message would be left to finish the step.
  */
 export async function startJobRun(jobId: string, runId: string): Promise<void> {
   let job = await getIngestJob(jobId);
@@ -31,28 +35,28 @@ export async function startJobRun(jobId: string, runId: string): Promise<void> {
   if (!namespace || namespace.status !== "ACTIVE") return;
 
   if (QUEUED_STATUSES.includes(job.status)) {
-    const moved = await transition(jobTarget(job), {
+    await transition(jobTarget(job), {
       to: "PRE_PROCESSING",
       from: QUEUED_STATUSES,
       runId,
       set: { preProcessingAt: nowIso(), processingAt: null, completedAt: null, failedAt: null, error: null },
     });
     job = await getIngestJob(jobId);
-    if (!moved || !job || job.runId !== runId) return;
+    if (!job || job.runId !== runId) return;
   }
   await faultPoint("job:pre-processing");
 
   if (job.status === "PRE_PROCESSING") {
     const total = await prepareDocuments(job);
     await faultPoint("job:documents-created");
-    const moved = await transition(jobTarget(job), {
+    await transition(jobTarget(job), {
       to: "PROCESSING",
       from: ["PRE_PROCESSING"],
       runId,
       set: { processingAt: nowIso(), documentsTotal: total, documentsCreated: true, documentsCompleted: 0, documentsFailed: 0 },
     });
     job = await getIngestJob(jobId);
-    if (!moved || !job || job.runId !== runId) return;
+    if (!job || job.runId !== runId) return;
   }
   if (job.status !== "PROCESSING") return;
 
@@ -79,7 +83,11 @@ async function prepareDocuments(job: IngestJobRecord): Promise<number> {
     items.map(async (item, index) => {
       const documentId = job.documentIds[index];
       if (!documentId) throw new Error(`ingest job ${job.id} has no document id for item ${index}`);
-      await insertDocumentIfAbsent(await newDocument(job, item, documentId, now));
+      const document = await newDocument(job, item, documentId, now);
+      const inserted = await insertDocumentIfAbsent(document);
+      // The job stopped preparing (a deletion began) before this document existed: the text
+      // stored for it has no owner. A retry whose document already exists keeps it.
+      if (!inserted && document.sourceObjectKey && !(await getDocument(documentId))) await deleteObjects([document.sourceObjectKey]);
     }),
   );
   return items.length;

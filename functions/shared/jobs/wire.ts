@@ -1,3 +1,4 @@
+import { mapLimited } from "../concurrency.ts";
 import { documentSource } from "../db/documents.ts";
 import { jobPayload } from "../db/ingest-jobs.ts";
 import { type DocumentRecord, documentToWire } from "../domain/document.ts";
@@ -5,9 +6,9 @@ import { type IngestJobRecord, jobToWire } from "../domain/ingest-job.ts";
 
 /** Jobs and documents as callers see them, with large payloads and sources read back from S3. */
 export async function jobsToWire(records: IngestJobRecord[]) {
-  return Promise.all(records.map(async (record) => jobToWire(record, await jobPayload(record))));
+  return mapLimited(records, 16, async (record) => jobToWire(record, await jobPayload(record)));
 }
 
 export async function documentsToWire(records: DocumentRecord[]) {
-  return Promise.all(records.map(async (record) => documentToWire(record, await documentSource(record))));
+  return mapLimited(records, 16, async (record) => documentToWire(record, await documentSource(record)));
 }

@@ -1,0 +1,190 @@
+/**
+ * Helpers shared by the benchmarks that drive the local stack over HTTP: an API client that times
+ * every call, percentiles, a bounded-concurrency map and a seeded random source.
+ */
+import { mkdirSync, realpathSync, writeFileSync } from "node:fs";
+import { dirname } from "node:path";
+import { performance } from "node:perf_hooks";
+import { pathToFileURL } from "node:url";
+import { ensureOrganization, issueApiKey } from "../functions/shared/db/organizations.ts";
+
+/** mulberry32: small, fast, and the same sequence on every machine for a given seed. */
+export function seededRandom(seed: number): () => number {
+  let state = seed >>> 0;
+  return () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+export interface LatencySummary {
+  count: number;
+  meanMs: number;
+  minMs: number;
+  p50Ms: number;
+  p95Ms: number;
+  p99Ms: number;
+  maxMs: number;
+}
+
+/** Nearest-rank percentile of an ascending list. */
+function percentile(sorted: readonly number[], p: number): number {
+  if (sorted.length === 0) return Number.NaN;
+  const rank = Math.max(1, Math.ceil((p / 100) * sorted.length));
+  return sorted[Math.min(sorted.length, rank) - 1] ?? Number.NaN;
+}
+
+export function summarize(samples: readonly number[]): LatencySummary {
+  const sorted = [...samples].sort((a, b) => a - b);
+  const total = sorted.reduce((sum, value) => sum + value, 0);
+  return {
+    count: sorted.length,
+    meanMs: sorted.length > 0 ? total / sorted.length : Number.NaN,
+    minMs: sorted[0] ?? Number.NaN,
+    p50Ms: percentile(sorted, 50),
+    p95Ms: percentile(sorted, 95),
+    p99Ms: percentile(sorted, 99),
+    maxMs: sorted[sorted.length - 1] ?? Number.NaN,
+  };
+}
+
+/** Runs `work` over `items` with at most `concurrency` calls in flight; results keep input order. */
+export async function mapPool<T, R>(
+  items: readonly T[],
+  concurrency: number,
+  work: (item: T, index: number) => Promise<R>,
+): Promise<R[]> {
+  const results = new Array<R>(items.length);
+  let next = 0;
+  const lanes = Array.from({ length: Math.min(concurrency, items.length) }, async () => {
+    while (next < items.length) {
+      const index = next++;
+      results[index] = await work(items[index] as T, index);
+    }
+  });
+  await Promise.all(lanes);
+  return results;
+}
+
+export interface TimedResponse<T = any> {
+  status: number;
+  body: T;
+  ms: number;
+}
+
+export interface BenchApi {
+  request<T = any>(method: string, path: string, body?: unknown): Promise<TimedResponse<T>>;
+  /** Like request, but throws unless the status is the expected one. */
+  expect<T = any>(status: number, method: string, path: string, body?: unknown): Promise<TimedResponse<T>>;
+}
+
+/** A client for one API key. The time covers the whole exchange, body included. */
+export function benchApi(baseUrl: string, key: string): BenchApi {
+  const request = async <T>(method: string, path: string, body?: unknown): Promise<TimedResponse<T>> => {
+    const headers: Record<string, string> = { authorization: `Bearer ${key}` };
+    if (body !== undefined) headers["content-type"] = "application/json";
+    const began = performance.now();
+    const response = await fetch(baseUrl + path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+    const text = await response.text();
+    const ms = performance.now() - began;
+    let parsed: unknown = text;
+    try {
+      parsed = JSON.parse(text);
+    } catch {
+      // Not JSON: the caller sees the raw text in error messages.
+    }
+    return { status: response.status, body: parsed as T, ms };
+  };
+  return {
+    request,
+    async expect(status, method, path, body) {
+      const response = await request<any>(method, path, body);
+      if (response.status !== status) {
+        throw new Error(`${method} ${path} answered ${response.status}, expected ${status}: ${JSON.stringify(response.body).slice(0, 500)}`);
+      }
+      return response;
+    },
+  };
+}
+
+/** A fresh organization with one API key, as the keys CLI would create it. */
+export async function newOrganizationKey(name: string): Promise<{ organizationId: string; key: string }> {
+  const { organization } = await ensureOrganization(name);
+  const { key } = await issueApiKey(organization, "bench");
+  return { organizationId: organization.id, key };
+}
+
+export async function createNamespace(api: BenchApi, name: string): Promise<string> {
+  const slug = `${name}-${Math.random().toString(36).slice(2, 8)}`.toLowerCase();
+  const created = await api.expect<{ data: { id: string } }>(201, "POST", "/v1/namespace", { name, slug });
+  return created.body.data.id;
+}
+
+export function writeJson(file: string, report: unknown): void {
+  mkdirSync(dirname(file), { recursive: true });
+  writeFileSync(file, `${JSON.stringify(report, null, 2)}\n`);
+}
+
+export function ms(value: number): string {
+  return Number.isFinite(value) ? value.toFixed(1) : "n/a";
+}
+
+/** True when the module at `moduleUrl` is the script node was started with (not an import). */
+export function isEntryPoint(moduleUrl: string): boolean {
+  const entry = process.argv[1];
+  if (entry === undefined) return false;
+  try {
+    return moduleUrl === pathToFileURL(realpathSync(entry)).href;
+  } catch {
+    return false;
+  }
+}
+
+const VOCABULARY = (
+  "the of and to in a is that for it as was with be by on not this are or from at which but have an " +
+  "they were there been one all we their has would when if so no will can more other its into only " +
+  "some could time these two may then first any now such like over even most made after also many " +
+  "before must through back years where much way well down should because each just those people how " +
+  "little state good very make world still own work long here between both life being under never day " +
+  "same another while last might great old year since against right used take three customer support " +
+  "account invoice billing contract renewal policy employee onboarding handbook security incident " +
+  "report quarterly revenue forecast product release roadmap feature request integration service " +
+  "platform dashboard metric latency availability region outage postmortem runbook escalation ticket " +
+  "warehouse shipment inventory supplier procurement approval budget compliance audit retention " +
+  "privacy consent requirement specification architecture migration database schema deployment " +
+  "configuration monitoring alerting documentation training certification partner agreement"
+).split(" ");
+
+/**
+ * Plain prose of `low` to `high` characters in paragraphs of a few sentences, the kind of text a
+ * knowledge base holds (support articles, policies, reports). The same seed gives the same text.
+ */
+export function generateProse(seed: number, low: number, high: number): string {
+  const random = seededRandom(seed);
+  const between = (min: number, max: number) => min + Math.floor(random() * (max - min + 1));
+  const pick = () => VOCABULARY[Math.floor(random() * VOCABULARY.length)] ?? "the";
+  const target = between(low, high);
+  const paragraphs: string[] = [];
+  let length = 0;
+  while (length < target) {
+    const sentences: string[] = [];
+    for (let s = between(3, 7); s > 0; s--) {
+      const words: string[] = [];
+      for (let w = between(8, 24); w > 0; w--) words.push(random() < 0.03 ? String(between(2, 2030)) : pick());
+      if (words.length > 6 && random() < 0.3) words[between(2, words.length - 3)] += ",";
+      const sentence = words.join(" ");
+      sentences.push(`${sentence.charAt(0).toUpperCase()}${sentence.slice(1)}${random() < 0.92 ? "." : "?"}`);
+    }
+    const paragraph = sentences.join(" ");
+    paragraphs.push(paragraph);
+    length += paragraph.length + 2;
+  }
+  // Cut at the last sentence end inside the target so the size stays within bounds.
+  const text = paragraphs.join("\n\n");
+  if (text.length <= high) return text;
+  const cut = text.lastIndexOf(".", high - 1);
+  return text.slice(0, cut > low ? cut + 1 : high);
+}
