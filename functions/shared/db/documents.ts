@@ -94,14 +94,26 @@ export async function documentSource(record: DocumentRecord): Promise<DocumentSo
   return { type: "TEXT", text };
 }
 
-/** Many documents by id, consistently read; missing ids are simply absent from the result. */
-export async function getDocuments(documentIds: string[]): Promise<Map<string, DocumentRecord>> {
+/** What search needs to know of a document: whether a chunk of a given run is current. */
+export const SEARCH_FIELDS = ["id", "namespaceId", "tenantId", "status", "generation"] as const;
+
+/**
+ * Many documents by id, consistently read; missing ids are simply absent from the result. With
+ * `fields`, only those attributes are read (a TEXT document can carry 64 KB of source text).
+ */
+export async function getDocuments(documentIds: string[], fields?: readonly string[]): Promise<Map<string, DocumentRecord>> {
   const found = new Map<string, DocumentRecord>();
   const unique = [...new Set(documentIds)];
   for (let start = 0; start < unique.length; start += 100) {
     const batchKeys: Record<string, unknown>[] = unique.slice(start, start + 100).map((id) => ({ ...keys.document(id) }));
+    const projection = fields
+      ? {
+          ProjectionExpression: fields.map((_, index) => `#f${index}`).join(", "),
+          ExpressionAttributeNames: Object.fromEntries(fields.map((field, index) => [`#f${index}`, field])),
+        }
+      : {};
     let request: Record<string, { Keys: Record<string, unknown>[]; ConsistentRead?: boolean }> | undefined = {
-      [config.tableName()]: { Keys: batchKeys, ConsistentRead: true },
+      [config.tableName()]: { Keys: batchKeys, ConsistentRead: true, ...projection },
     };
     while (request && Object.keys(request).length > 0) {
       const result = await dynamo().send(new BatchGetCommand({ RequestItems: request }));

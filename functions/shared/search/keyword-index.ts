@@ -58,16 +58,67 @@ async function loadSegment(key: string): Promise<KeywordSegment | null> {
   return segment;
 }
 
-/** Every segment of a partition, read in parallel (bounded) and served from cache when seen before. */
-export async function loadPartitionSegments(namespaceId: string, tenantId: string | null): Promise<KeywordSegment[]> {
+/**
+ * The partition's segments merged into one inverted index (term → chunks with their term
+ * frequencies), rebuilt only when the set of segments changes. A query then touches just the
+ * postings of its own terms instead of every chunk.
+ */
+export interface PartitionIndex {
+  segments: KeywordSegment[];
+  /** For each chunk of the partition: its segment and its position in that segment. */
+  chunkSegment: Uint32Array;
+  chunkPosition: Uint32Array;
+  chunkLength: Float64Array;
+  averageLength: number;
+  postings: Map<string, { chunks: Uint32Array; frequencies: Uint32Array }>;
+}
+
+const partitionCache = new Map<string, { signature: string; index: PartitionIndex }>();
+
+export async function loadPartitionIndex(namespaceId: string, tenantId: string | null): Promise<PartitionIndex> {
+  const prefix = keywordPartitionPrefix(namespaceId, tenantId);
   const keys: string[] = [];
-  for await (const page of listKeys(keywordPartitionPrefix(namespaceId, tenantId))) keys.push(...page);
+  for await (const page of listKeys(prefix)) keys.push(...page);
+  keys.sort();
+  const signature = keys.join("\n");
+  const cached = partitionCache.get(prefix);
+  if (cached && cached.signature === signature) return cached.index;
   const segments: KeywordSegment[] = [];
   for (let start = 0; start < keys.length; start += 32) {
     const loaded = await Promise.all(keys.slice(start, start + 32).map(loadSegment));
     for (const segment of loaded) if (segment) segments.push(segment);
   }
-  return segments;
+  const index = buildPartitionIndex(segments);
+  partitionCache.set(prefix, { signature, index });
+  return index;
+}
+
+export function buildPartitionIndex(segments: KeywordSegment[]): PartitionIndex {
+  const total = segments.reduce((sum, segment) => sum + segment.chunks.length, 0);
+  const chunkSegment = new Uint32Array(total);
+  const chunkPosition = new Uint32Array(total);
+  const chunkLength = new Float64Array(total);
+  const building = new Map<string, { chunks: number[]; frequencies: number[] }>();
+  let chunk = 0;
+  let lengthSum = 0;
+  segments.forEach((segment, segmentIndex) => {
+    segment.chunks.forEach((entry, position) => {
+      chunkSegment[chunk] = segmentIndex;
+      chunkPosition[chunk] = position;
+      chunkLength[chunk] = entry.length;
+      lengthSum += entry.length;
+      for (const [term, frequency] of Object.entries(entry.terms)) {
+        let list = building.get(term);
+        if (!list) building.set(term, (list = { chunks: [], frequencies: [] }));
+        list.chunks.push(chunk);
+        list.frequencies.push(frequency);
+      }
+      chunk += 1;
+    });
+  });
+  const postings = new Map<string, { chunks: Uint32Array; frequencies: Uint32Array }>();
+  for (const [term, list] of building) postings.set(term, { chunks: Uint32Array.from(list.chunks), frequencies: Uint32Array.from(list.frequencies) });
+  return { segments, chunkSegment, chunkPosition, chunkLength, averageLength: total > 0 ? lengthSum / total : 0, postings };
 }
 
 export interface KeywordHit {
@@ -84,48 +135,37 @@ const K1 = 1.2;
 const B = 0.75;
 
 /**
- * BM25 over the chunks of the segments that `isCurrent` accepts (statistics included: a stale run
- * must not skew document frequencies either).
+ * Every chunk matching at least one query term, best BM25 score first. Statistics cover every
+ * segment present, including a replaced run's segment in the moment before it is removed; callers
+ * decide which hits are current, so a stale chunk can shift scores slightly but is never returned.
  */
-export function scoreBm25(
-  segments: KeywordSegment[],
-  query: string,
-  options: { topK: number; isCurrent: (segment: KeywordSegment) => boolean; accept?: (metadata: Record<string, MetadataValue>) => boolean },
-): KeywordHit[] {
-  const queryTerms = [...new Set(analyse(query))];
-  if (queryTerms.length === 0) return [];
-  const current = segments.filter(options.isCurrent);
-  let chunkCount = 0;
-  let totalLength = 0;
-  const documentFrequency = new Map<string, number>(queryTerms.map((term) => [term, 0]));
-  for (const segment of current) {
-    for (const chunk of segment.chunks) {
-      chunkCount += 1;
-      totalLength += chunk.length;
-      for (const term of queryTerms) if (chunk.terms[term]) documentFrequency.set(term, documentFrequency.get(term)! + 1);
+export function* rankBm25(index: PartitionIndex, query: string): Generator<KeywordHit> {
+  const chunkCount = index.chunkLength.length;
+  if (chunkCount === 0) return;
+  const scores = new Map<number, number>();
+  for (const term of new Set(analyse(query))) {
+    const posting = index.postings.get(term);
+    if (!posting) continue;
+    const frequencyOfTerm = posting.chunks.length;
+    const idf = Math.log(1 + (chunkCount - frequencyOfTerm + 0.5) / (frequencyOfTerm + 0.5));
+    for (let i = 0; i < posting.chunks.length; i += 1) {
+      const chunk = posting.chunks[i]!;
+      const frequency = posting.frequencies[i]!;
+      const normalised = K1 * (1 - B + (B * index.chunkLength[chunk]!) / index.averageLength);
+      scores.set(chunk, (scores.get(chunk) ?? 0) + (idf * (frequency * (K1 + 1))) / (frequency + normalised));
     }
   }
-  if (chunkCount === 0) return [];
-  const averageLength = totalLength / chunkCount;
-  const idf = new Map(queryTerms.map((term) => {
-    const frequency = documentFrequency.get(term)!;
-    return [term, Math.log(1 + (chunkCount - frequency + 0.5) / (frequency + 0.5))];
-  }));
-  const hits: KeywordHit[] = [];
-  for (const segment of current) {
-    for (const chunk of segment.chunks) {
-      let score = 0;
-      for (const term of queryTerms) {
-        const frequency = chunk.terms[term];
-        if (!frequency) continue;
-        score += idf.get(term)! * ((frequency * (K1 + 1)) / (frequency + K1 * (1 - B + (B * chunk.length) / averageLength)));
-      }
-      if (score <= 0) continue;
-      const metadata = { ...segment.metadata, ...chunk.metadata };
-      if (options.accept && !options.accept(metadata)) continue;
-      hits.push({ documentId: segment.documentId, runId: segment.runId, sequence: chunk.sequence, text: chunk.text, metadata, bm25: score });
-    }
+  const ranked = [...scores.entries()].sort((a, b) => b[1] - a[1] || a[0] - b[0]);
+  for (const [chunk, bm25] of ranked) {
+    const segment = index.segments[index.chunkSegment[chunk]!]!;
+    const entry = segment.chunks[index.chunkPosition[chunk]!]!;
+    yield {
+      documentId: segment.documentId,
+      runId: segment.runId,
+      sequence: entry.sequence,
+      text: entry.text,
+      metadata: { ...segment.metadata, ...entry.metadata },
+      bm25,
+    };
   }
-  hits.sort((a, b) => b.bm25 - a.bm25 || (a.documentId < b.documentId ? -1 : 1) || a.sequence - b.sequence);
-  return hits.slice(0, options.topK);
 }

@@ -1,4 +1,4 @@
-import { getDocuments } from "../db/documents.ts";
+import { getDocuments, SEARCH_FIELDS } from "../db/documents.ts";
 import type { DocumentRecord } from "../domain/document.ts";
 import type { NamespaceRecord } from "../domain/namespace.ts";
 import type { SearchRequest } from "../domain/search.ts";
@@ -9,7 +9,7 @@ import { partitionOf } from "../jobs/process-document.ts";
 import { matchesFilter } from "../vector-store/filter.ts";
 import { vectorStore } from "../vector-store/index.ts";
 import { MAX_TOP_K, type MetadataValue } from "../vector-store/types.ts";
-import { loadPartitionSegments, scoreBm25 } from "./keyword-index.ts";
+import { type KeywordHit, loadPartitionIndex, rankBm25 } from "./keyword-index.ts";
 
 export interface SearchResult {
   id: string;
@@ -70,15 +70,36 @@ async function semanticCandidates(namespace: NamespaceRecord, tenantId: string |
   return keepCurrent(candidates, namespace.id, tenantId);
 }
 
+/**
+ * Walks the BM25 ranking in order and keeps hits that pass the filter and belong to their
+ * document's current run, reading documents only as hits reach them, until the pool is full.
+ */
 async function keywordCandidates(namespace: NamespaceRecord, tenantId: string | null, request: SearchRequest, pool: number): Promise<Candidate[]> {
-  const segments = await loadPartitionSegments(namespace.id, tenantId);
-  const documents = await getDocuments(segments.map((segment) => segment.documentId));
-  const hits = scoreBm25(segments, request.query, {
-    topK: pool,
-    isCurrent: (segment) => isCurrentRun(documents.get(segment.documentId), segment.runId, namespace.id, tenantId),
-    accept: request.filter ? (metadata) => matchesFilter(metadata, request.filter!) : undefined,
-  });
-  return hits.map((hit) => ({ ...hit, score: hit.bm25 / (hit.bm25 + BM25_HALF_SCORE) }));
+  const index = await loadPartitionIndex(namespace.id, tenantId);
+  const documents = new Map<string, DocumentRecord | undefined>();
+  const candidates: Candidate[] = [];
+  let batch: KeywordHit[] = [];
+  const settle = async () => {
+    const unknown = batch.map((hit) => hit.documentId).filter((id) => !documents.has(id));
+    const found = await getDocuments(unknown, SEARCH_FIELDS);
+    for (const id of unknown) documents.set(id, found.get(id));
+    for (const hit of batch) {
+      if (candidates.length >= pool) break;
+      if (!isCurrentRun(documents.get(hit.documentId), hit.runId, namespace.id, tenantId)) continue;
+      candidates.push({ ...hit, score: hit.bm25 / (hit.bm25 + BM25_HALF_SCORE) });
+    }
+    batch = [];
+  };
+  for (const hit of rankBm25(index, request.query)) {
+    if (request.filter && !matchesFilter(hit.metadata, request.filter)) continue;
+    batch.push(hit);
+    if (batch.length >= pool - candidates.length) {
+      await settle();
+      if (candidates.length >= pool) break;
+    }
+  }
+  if (batch.length > 0) await settle();
+  return candidates;
 }
 
 function isCurrentRun(document: DocumentRecord | undefined, runId: string, namespaceId: string, tenantId: string | null): boolean {
@@ -92,7 +113,7 @@ function isCurrentRun(document: DocumentRecord | undefined, runId: string, names
 }
 
 async function keepCurrent(candidates: Candidate[], namespaceId: string, tenantId: string | null): Promise<Candidate[]> {
-  const documents = await getDocuments(candidates.map((candidate) => candidate.documentId));
+  const documents = await getDocuments(candidates.map((candidate) => candidate.documentId), SEARCH_FIELDS);
   return candidates.filter((candidate) => {
     const document = documents.get(candidate.documentId);
     return isCurrentRun(document, candidate.runId, namespaceId, tenantId) && candidate.sequence < document!.generation!.totalChunks;
