@@ -1,7 +1,7 @@
 import middy from "@middy/core";
 import { injectLambdaContext } from "@aws-lambda-powertools/logger/middleware";
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from "aws-lambda";
-import type { z } from "zod";
+import type * as z from "./validation.ts";
 import { errorEnvelope, INTERNAL_ERROR_MESSAGE, JSON_CONTENT_TYPE } from "./api-errors.ts";
 import { AppError, badRequest, isAppError, unprocessable } from "./errors.ts";
 import { logger } from "./logger.ts";
@@ -23,8 +23,8 @@ export interface Reply {
 export const ok = (data: unknown, extra?: Record<string, unknown>): Reply => ({ status: 200, data, extra });
 export const created = (data: unknown): Reply => ({ status: 201, data });
 
-type Schema = z.ZodType;
-type Out<S> = S extends z.ZodType ? z.output<S> : undefined;
+type Schema = z.ZodMiniType;
+type Out<S> = S extends z.ZodMiniType ? z.output<S> : undefined;
 
 export interface HandlerSpec<P extends Schema | undefined, Q extends Schema | undefined, B extends Schema | undefined> {
   /** Path parameters; a failure is a 400 (a malformed id is a bad request, not a bad document). */
@@ -154,7 +154,7 @@ function readJsonBody(event: APIGatewayProxyEvent): unknown {
   }
 }
 
-function parseWith(schema: z.ZodType, input: unknown, code: "bad_request" | "unprocessable_entity"): unknown {
+function parseWith(schema: z.ZodMiniType, input: unknown, code: "bad_request" | "unprocessable_entity"): unknown {
   const result = schema.safeParse(input);
   if (result.success) return result.data;
   const message = formatIssue(result.error.issues[0]);

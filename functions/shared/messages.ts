@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "./validation.ts";
 
 /**
  * Work messages. Each names the record to act on and nothing else: workers always re-read state, so

@@ -121,6 +121,10 @@ export class AppFunction extends Construct {
         sourcesContent: ESBUILD_OPTIONS.sourcesContent,
         banner: ESBUILD_OPTIONS.banner.js,
         externalModules: ESBUILD_OPTIONS.external,
+        // NodejsFunction has no prop for aliases; each becomes `--alias:<module>=<path>` on the command line.
+        esbuildArgs: {
+          "--alias": Object.entries(ESBUILD_OPTIONS.alias).map(([module, replacement]) => `${module}=${replacement}`),
+        },
       },
     });
   }

@@ -1,11 +1,11 @@
 import { describe, expect, it } from "vitest";
-import { z } from "zod";
 import {
   matchesFilter,
   type MetadataFilter,
   metadataFilter,
   toS3VectorsFilter,
 } from "../../functions/shared/vector-store/filter.ts";
+import * as z from "../../functions/shared/validation.ts";
 
 function firstIssue(value: unknown) {
   const result = metadataFilter.safeParse(value);
@@ -61,7 +61,7 @@ describe("metadata filter validation", () => {
   });
 
   it("names the full path when the filter sits inside a request body", () => {
-    const body = z.object({ query: z.string(), filter: metadataFilter.optional() });
+    const body = z.object({ query: z.string(), filter: z.optional(metadataFilter) });
     const result = body.safeParse({ query: "q", filter: { $and: [{ year: 1 }, { year: { $gt: "x" } }] } });
     expect(result.success).toBe(false);
     expect(result.error!.issues[0]!.path).toEqual(["filter", "$and", 1, "year", "$gt"]);

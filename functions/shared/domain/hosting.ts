@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "../validation.ts";
 
 export const RERANK_MODELS = [
   "cohere:rerank-v4.0-pro",
@@ -27,53 +27,55 @@ export const DEFAULT_HOSTING_TOP_K = 50;
 
 export const hostingSlug = z
   .string()
-  .regex(/^[a-z0-9-]{2,48}$/, "must be 2 to 48 characters: lowercase letters, digits or hyphens");
+  .check(z.regex(/^[a-z0-9-]{2,48}$/, "must be 2 to 48 characters: lowercase letters, digits or hyphens"));
 
-const httpsUrl = z
-  .string()
-  .max(2048)
-  .refine((value) => {
+const httpsUrl = z.string().check(
+  z.maxLength(2048),
+  z.refine((value) => {
     try {
       return new URL(value).protocol === "https:";
     } catch {
       return false;
     }
-  }, "must be an https URL");
+  }, "must be an https URL"),
+);
 
-const shortList = z.array(z.string().trim().min(1).max(300)).max(4);
+const shortList = z.array(z.string().check(z.trim(), z.minLength(1), z.maxLength(300))).check(z.maxLength(4));
 
 export const updateHostingBody = z.object({
-  title: z.string().trim().min(1).max(128).optional(),
-  slug: hostingSlug.optional(),
-  logo: httpsUrl.nullable().optional(),
-  ogImage: httpsUrl.nullable().optional(),
-  ogTitle: z.string().trim().max(70).nullable().optional(),
-  ogDescription: z.string().trim().max(200).nullable().optional(),
-  protected: z.boolean().optional(),
-  allowedEmails: z
-    .array(z.string().trim().toLowerCase().pipe(z.email()))
-    .max(1000)
-    .optional(),
-  allowedEmailDomains: z
-    .array(
-      z
-        .string()
-        .trim()
-        .toLowerCase()
-        .regex(/^(?=.{1,253}$)([a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}$/, "must be a domain name"),
-    )
-    .max(1000)
-    .optional(),
-  systemPrompt: z.string().max(20_000).nullable().optional(),
-  exampleQuestions: shortList.optional(),
-  exampleSearchQueries: shortList.optional(),
-  welcomeMessage: z.string().max(2000).optional(),
-  citationMetadataPath: z.string().max(256).optional(),
-  searchEnabled: z.boolean().optional(),
-  rerankModel: z.enum(RERANK_MODELS).optional(),
-  rerankLimit: z.number().int().min(1).max(100).optional(),
-  llmModel: z.enum(LLM_MODELS).optional(),
-  topK: z.number().int().min(1).max(100).optional(),
+  title: z.optional(z.string().check(z.trim(), z.minLength(1), z.maxLength(128))),
+  slug: z.optional(hostingSlug),
+  logo: z.optional(z.nullable(httpsUrl)),
+  ogImage: z.optional(z.nullable(httpsUrl)),
+  ogTitle: z.optional(z.nullable(z.string().check(z.trim(), z.maxLength(70)))),
+  ogDescription: z.optional(z.nullable(z.string().check(z.trim(), z.maxLength(200)))),
+  protected: z.optional(z.boolean()),
+  allowedEmails: z.optional(
+    z.array(z.pipe(z.string().check(z.trim(), z.toLowerCase()), z.email())).check(z.maxLength(1000)),
+  ),
+  allowedEmailDomains: z.optional(
+    z
+      .array(
+        z
+          .string()
+          .check(
+            z.trim(),
+            z.toLowerCase(),
+            z.regex(/^(?=.{1,253}$)([a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}$/, "must be a domain name"),
+          ),
+      )
+      .check(z.maxLength(1000)),
+  ),
+  systemPrompt: z.optional(z.nullable(z.string().check(z.maxLength(20_000)))),
+  exampleQuestions: z.optional(shortList),
+  exampleSearchQueries: z.optional(shortList),
+  welcomeMessage: z.optional(z.string().check(z.maxLength(2000))),
+  citationMetadataPath: z.optional(z.string().check(z.maxLength(256))),
+  searchEnabled: z.optional(z.boolean()),
+  rerankModel: z.optional(z.enum(RERANK_MODELS)),
+  rerankLimit: z.optional(z.number().check(z.int(), z.gte(1), z.lte(100))),
+  llmModel: z.optional(z.enum(LLM_MODELS)),
+  topK: z.optional(z.number().check(z.int(), z.gte(1), z.lte(100))),
 });
 
 export type HostingPatch = z.output<typeof updateHostingBody>;

@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "../validation.ts";
 
 export const LANGUAGE_CODES = [
   "af", "am", "ar", "bg", "bn", "ca", "cs", "cy", "da", "de", "en", "es", "et", "fa", "fi", "fr", "ga", "gl",
@@ -17,20 +17,26 @@ export const DEFAULT_CHUNK_SIZE = 2048;
 export const MAX_METADATA_BYTES = 1024;
 
 const metadataValue = z.union([
-  z.string().max(256),
-  z.number().finite(),
+  z.string().check(z.maxLength(256)),
+  // z.number() refuses Infinity and NaN by itself (classic zod's `.finite()` was a no-op).
+  z.number(),
   z.boolean(),
-  z.array(z.string().max(256)).max(16),
+  z.array(z.string().check(z.maxLength(256))).check(z.maxLength(16)),
 ]);
 
 export const chunkMetadata = z
-  .record(z.string().regex(/^[A-Za-z0-9_.-]{1,64}$/, "metadata keys are 1 to 64 letters, digits, '_', '.' or '-'"), metadataValue)
-  .refine((value) => Buffer.byteLength(JSON.stringify(value)) <= MAX_METADATA_BYTES, {
-    message: `metadata must serialise to at most ${MAX_METADATA_BYTES} bytes of JSON`,
-  })
-  .refine((value) => Object.keys(value).every((key) => !RESERVED_METADATA_KEYS.has(key)), {
-    message: "metadata keys documentId, namespaceId, tenantId, ingestJobId, sequence_number, page_number, filename and text are reserved",
-  });
+  .record(
+    z.string().check(z.regex(/^[A-Za-z0-9_.-]{1,64}$/, "metadata keys are 1 to 64 letters, digits, '_', '.' or '-'")),
+    metadataValue,
+  )
+  .check(
+    z.refine((value) => Buffer.byteLength(JSON.stringify(value)) <= MAX_METADATA_BYTES, {
+      message: `metadata must serialise to at most ${MAX_METADATA_BYTES} bytes of JSON`,
+    }),
+    z.refine((value) => Object.keys(value).every((key) => !RESERVED_METADATA_KEYS.has(key)), {
+      message: "metadata keys documentId, namespaceId, tenantId, ingestJobId, sequence_number, page_number, filename and text are reserved",
+    }),
+  );
 
 export const RESERVED_METADATA_KEYS = new Set([
   "documentId",
@@ -43,35 +49,37 @@ export const RESERVED_METADATA_KEYS = new Set([
   "text",
 ]);
 
-const chunkLength = z.number().int().min(MIN_CHUNK_CHARACTERS).max(MAX_CHUNK_CHARACTERS);
+const chunkLength = z.number().check(z.int(), z.gte(MIN_CHUNK_CHARACTERS), z.lte(MAX_CHUNK_CHARACTERS));
 
 /** Every Config field of the spec: validated, stored and returned as given. */
 export const ingestConfig = z
   .object({
-    chunkSize: chunkLength.optional(),
-    chunkOverlap: z.number().int().min(0).max(MAX_CHUNK_CHARACTERS).optional(),
-    maxChunkSize: chunkLength.optional(),
-    delimiter: z.string().min(1).max(64).optional(),
-    metadata: chunkMetadata.optional(),
-    languageCode: z.enum(LANGUAGE_CODES).optional(),
-    mode: z.enum(["fast", "balanced", "accurate"]).optional(),
-    disableImageExtraction: z.boolean().optional(),
-    disableImageCaptions: z.boolean().optional(),
-    chartUnderstanding: z.boolean().optional(),
-    keepPageheaderInOutput: z.boolean().optional(),
-    keepPagefooterInOutput: z.boolean().optional(),
-    forceOcr: z.boolean().optional(),
-    disableOcrMath: z.boolean().optional(),
-    useLlm: z.boolean().optional(),
-    chunkingStrategy: z.enum(["basic", "by_title"]).optional(),
-    strategy: z.enum(["auto", "fast", "hi_res", "ocr_only"]).optional(),
+    chunkSize: z.optional(chunkLength),
+    chunkOverlap: z.optional(z.number().check(z.int(), z.gte(0), z.lte(MAX_CHUNK_CHARACTERS))),
+    maxChunkSize: z.optional(chunkLength),
+    delimiter: z.optional(z.string().check(z.minLength(1), z.maxLength(64))),
+    metadata: z.optional(chunkMetadata),
+    languageCode: z.optional(z.enum(LANGUAGE_CODES)),
+    mode: z.optional(z.enum(["fast", "balanced", "accurate"])),
+    disableImageExtraction: z.optional(z.boolean()),
+    disableImageCaptions: z.optional(z.boolean()),
+    chartUnderstanding: z.optional(z.boolean()),
+    keepPageheaderInOutput: z.optional(z.boolean()),
+    keepPagefooterInOutput: z.optional(z.boolean()),
+    forceOcr: z.optional(z.boolean()),
+    disableOcrMath: z.optional(z.boolean()),
+    useLlm: z.optional(z.boolean()),
+    chunkingStrategy: z.optional(z.enum(["basic", "by_title"])),
+    strategy: z.optional(z.enum(["auto", "fast", "hi_res", "ocr_only"])),
   })
-  .superRefine((value, context) => {
-    const size = value.chunkSize ?? DEFAULT_CHUNK_SIZE;
-    if (value.chunkOverlap !== undefined && value.chunkOverlap * 2 >= size) {
-      context.addIssue({ code: "custom", path: ["chunkOverlap"], message: `must be less than half of chunkSize (${size})` });
-    }
-  });
+  .check(
+    z.superRefine((value, context) => {
+      const size = value.chunkSize ?? DEFAULT_CHUNK_SIZE;
+      if (value.chunkOverlap !== undefined && value.chunkOverlap * 2 >= size) {
+        context.addIssue({ code: "custom", path: ["chunkOverlap"], message: `must be less than half of chunkSize (${size})` });
+      }
+    }),
+  );
 
 export type IngestConfig = z.output<typeof ingestConfig>;
 

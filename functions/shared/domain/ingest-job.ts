@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "../validation.ts";
 import { ingestConfig, type IngestConfig } from "./ingest-config.ts";
 import type { Status } from "./statuses.ts";
 
@@ -6,22 +6,30 @@ import type { Status } from "./statuses.ts";
 export const MAX_TEXT_CHARACTERS = 9_000_000;
 export const MAX_BATCH_ITEMS = 500;
 
-const fileName = z.string().trim().max(255).nullable().optional();
+const fileName = z.optional(z.nullable(z.string().check(z.trim(), z.maxLength(255))));
 
-const httpUrl = z
-  .string()
-  .max(2048)
-  .refine((value) => {
+const httpUrl = z.string().check(
+  z.maxLength(2048),
+  z.refine((value) => {
     try {
       const url = new URL(value);
       return url.protocol === "http:" || url.protocol === "https:";
     } catch {
       return false;
     }
-  }, "must be an http or https URL");
+  }, "must be an http or https URL"),
+);
 
-const textPayload = z.object({ type: z.literal("TEXT"), text: z.string().min(1).max(MAX_TEXT_CHARACTERS), fileName });
-const managedFilePayload = z.object({ type: z.literal("MANAGED_FILE"), key: z.string().min(1).max(1024), fileName });
+const textPayload = z.object({
+  type: z.literal("TEXT"),
+  text: z.string().check(z.minLength(1), z.maxLength(MAX_TEXT_CHARACTERS)),
+  fileName,
+});
+const managedFilePayload = z.object({
+  type: z.literal("MANAGED_FILE"),
+  key: z.string().check(z.minLength(1), z.maxLength(1024)),
+  fileName,
+});
 const filePayload = z.object({ type: z.literal("FILE"), fileUrl: httpUrl, fileName });
 
 const PAYLOAD_TYPE_ERROR = { error: "must be one of TEXT, FILE, MANAGED_FILE, BATCH" };
@@ -29,16 +37,21 @@ const PAYLOAD_TYPE_ERROR = { error: "must be one of TEXT, FILE, MANAGED_FILE, BA
 const batchItem = z.discriminatedUnion(
   "type",
   [
-    textPayload.extend({ config: ingestConfig.nullable().optional() }),
-    managedFilePayload.extend({ config: ingestConfig.nullable().optional() }),
-    filePayload.extend({ config: ingestConfig.nullable().optional() }),
+    z.extend(textPayload, { config: z.optional(z.nullable(ingestConfig)) }),
+    z.extend(managedFilePayload, { config: z.optional(z.nullable(ingestConfig)) }),
+    z.extend(filePayload, { config: z.optional(z.nullable(ingestConfig)) }),
   ],
   { error: "must be one of TEXT, FILE, MANAGED_FILE" },
 );
 
 export const ingestPayload = z.discriminatedUnion(
   "type",
-  [textPayload, managedFilePayload, filePayload, z.object({ type: z.literal("BATCH"), items: z.array(batchItem).min(1).max(MAX_BATCH_ITEMS) })],
+  [
+    textPayload,
+    managedFilePayload,
+    filePayload,
+    z.object({ type: z.literal("BATCH"), items: z.array(batchItem).check(z.minLength(1), z.maxLength(MAX_BATCH_ITEMS)) }),
+  ],
   PAYLOAD_TYPE_ERROR,
 );
 
@@ -46,10 +59,10 @@ export type IngestPayload = z.output<typeof ingestPayload>;
 export type PayloadItem = z.output<typeof batchItem>;
 
 export const createIngestJobBody = z.object({
-  name: z.string().trim().max(256).nullable().optional(),
+  name: z.optional(z.nullable(z.string().check(z.trim(), z.maxLength(256)))),
   payload: ingestPayload,
-  config: ingestConfig.nullable().optional(),
-  externalId: z.string().trim().min(1).max(256).nullable().optional(),
+  config: z.optional(z.nullable(ingestConfig)),
+  externalId: z.optional(z.nullable(z.string().check(z.trim(), z.minLength(1), z.maxLength(256)))),
 });
 
 export type CreateIngestJobInput = z.output<typeof createIngestJobBody>;

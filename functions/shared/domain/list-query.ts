@@ -1,32 +1,35 @@
-import { z } from "zod";
+import * as z from "../validation.ts";
 import { idParam } from "./params.ts";
 import { STATUSES } from "./statuses.ts";
 
-const statusList = z
-  .string()
-  .optional()
-  .transform((value) => {
-    const items = (value ?? "")
-      .split(",")
-      .map((item) => item.trim())
-      .filter(Boolean);
-    return items.length > 0 ? items : null;
-  })
-  .pipe(z.array(z.enum(STATUSES, { error: `must be a comma-separated list of ${STATUSES.join(", ")}` })).nullable());
+const statusList = z.pipe(
+  z.pipe(
+    z.optional(z.string()),
+    z.transform((value: string | undefined) => {
+      const items = (value ?? "")
+        .split(",")
+        .map((item) => item.trim())
+        .filter(Boolean);
+      return items.length > 0 ? items : null;
+    }),
+  ),
+  z.nullable(z.array(z.enum(STATUSES, { error: `must be a comma-separated list of ${STATUSES.join(", ")}` }))),
+);
 
 /** The cursor-paginated list query of E5 and of the documents list. */
 export const listQuery = z.object({
   statuses: statusList,
-  orderBy: z.enum(["createdAt"]).default("createdAt"),
-  order: z.enum(["asc", "desc"]).default("desc"),
-  cursor: z.string().min(1).max(2048).optional(),
-  cursorDirection: z.enum(["forward", "backward"]).default("forward"),
-  perPage: z
-    .string()
-    .regex(/^\d+$/, "must be an integer from 1 to 100")
-    .transform(Number)
-    .pipe(z.number().int().min(1).max(100))
-    .default(30),
+  orderBy: z._default(z.enum(["createdAt"]), "createdAt"),
+  order: z._default(z.enum(["asc", "desc"]), "desc"),
+  cursor: z.optional(z.string().check(z.minLength(1), z.maxLength(2048))),
+  cursorDirection: z._default(z.enum(["forward", "backward"]), "forward"),
+  perPage: z._default(
+    z.pipe(
+      z.pipe(z.string().check(z.regex(/^\d+$/, "must be an integer from 1 to 100")), z.transform(Number)),
+      z.number().check(z.int(), z.gte(1), z.lte(100)),
+    ),
+    30,
+  ),
 });
 
-export const documentListQuery = listQuery.extend({ ingestJobId: idParam("ingestJob").optional() });
+export const documentListQuery = z.extend(listQuery, { ingestJobId: z.optional(idParam("ingestJob")) });

@@ -1,16 +1,16 @@
-import { z } from "zod";
+import * as z from "../validation.ts";
 import { defaultModel, EMBEDDING_PROVIDERS, type EmbeddingProvider, modelsOf } from "./embedding-models.ts";
 import { maskSecret } from "./secrets.ts";
 
-export const namespaceName = z.string().trim().min(1).max(64);
+export const namespaceName = z.string().check(z.trim(), z.minLength(1), z.maxLength(64));
 export const namespaceSlug = z
   .string()
-  .regex(/^[a-z0-9-]{1,64}$/, "must be 1 to 64 characters: lowercase letters, digits or hyphens");
+  .check(z.regex(/^[a-z0-9-]{1,64}$/, "must be 1 to 64 characters: lowercase letters, digits or hyphens"));
 
-const apiKey = z.string().trim().min(1).max(512);
+const apiKey = z.string().check(z.trim(), z.minLength(1), z.maxLength(512));
 
 function modelField(provider: EmbeddingProvider) {
-  return z.enum(modelsOf(provider)).default(defaultModel(provider));
+  return z._default(z.enum(modelsOf(provider)), defaultModel(provider));
 }
 
 export const embeddingConfigInput = z.discriminatedUnion("provider", [
@@ -21,9 +21,9 @@ export const embeddingConfigInput = z.discriminatedUnion("provider", [
     provider: z.literal("AZURE_OPENAI"),
     model: modelField("AZURE_OPENAI"),
     apiKey,
-    resourceName: z.string().regex(/^[a-zA-Z0-9-]{2,64}$/, "must be the Azure resource name"),
-    deployment: z.string().trim().min(1).max(128),
-    apiVersion: z.string().trim().min(1).max(32).default("2024-10-21"),
+    resourceName: z.string().check(z.regex(/^[a-zA-Z0-9-]{2,64}$/, "must be the Azure resource name")),
+    deployment: z.string().check(z.trim(), z.minLength(1), z.maxLength(128)),
+    apiVersion: z._default(z.string().check(z.trim(), z.minLength(1), z.maxLength(32)), "2024-10-21"),
   }),
   z.object({ provider: z.literal("VOYAGE"), model: modelField("VOYAGE"), apiKey }),
   z.object({ provider: z.literal("GOOGLE"), model: modelField("GOOGLE"), apiKey }),
@@ -43,13 +43,13 @@ export type VectorStoreConfig = { provider: (typeof VECTOR_STORE_PROVIDERS)[numb
 export const createNamespaceBody = z.object({
   name: namespaceName,
   slug: namespaceSlug,
-  embeddingConfig: embeddingConfigInput.optional(),
-  vectorStoreConfig: vectorStoreConfigInput.optional(),
+  embeddingConfig: z.optional(embeddingConfigInput),
+  vectorStoreConfig: z.optional(vectorStoreConfigInput),
 });
 
 export const updateNamespaceBody = z.object({
-  name: namespaceName.optional(),
-  slug: namespaceSlug.optional(),
+  name: z.optional(namespaceName),
+  slug: z.optional(namespaceSlug),
 });
 
 export type NamespaceStatus = "ACTIVE" | "DELETING";

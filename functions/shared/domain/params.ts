@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "../validation.ts";
 import { ID_PREFIX, type IdKind, isWellFormedId } from "../ids.ts";
 
 const LABEL: Record<IdKind, string> = {
@@ -11,9 +11,11 @@ const LABEL: Record<IdKind, string> = {
 
 /** A path id: the right prefix followed by URL-safe characters. */
 export function idParam(kind: IdKind) {
-  return z.string().refine((value) => isWellFormedId(kind, value), {
-    message: `must be ${LABEL[kind]} id (${ID_PREFIX[kind]}...)`,
-  });
+  return z.string().check(
+    z.refine((value) => isWellFormedId(kind, value), {
+      message: `must be ${LABEL[kind]} id (${ID_PREFIX[kind]}...)`,
+    }),
+  );
 }
 
 export const namespacePath = z.object({ namespaceId: idParam("namespace") });

@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "../validation.ts";
 import { metadataFilter } from "../vector-store/filter.ts";
 import { RERANK_MODELS } from "./hosting.ts";
 
@@ -9,22 +9,24 @@ import { RERANK_MODELS } from "./hosting.ts";
  */
 export const searchBody = z
   .object({
-    query: z.string().min(1).max(10_000),
-    topK: z.number().int().min(1).max(100).default(10),
-    minScore: z.number().min(0).max(1).optional(),
-    filter: metadataFilter.optional(),
-    includeMetadata: z.boolean().default(true),
-    includeRelationships: z.boolean().optional(),
-    mode: z.enum(["semantic", "keyword", "hybrid"]).default("semantic"),
-    rerank: z.boolean().default(true),
-    rerankLimit: z.number().int().min(1).max(100).optional(),
-    rerankModel: z.enum(RERANK_MODELS).optional(),
-    keywordFilter: z.string().max(1000).optional(),
+    query: z.string().check(z.minLength(1), z.maxLength(10_000)),
+    topK: z._default(z.number().check(z.int(), z.gte(1), z.lte(100)), 10),
+    minScore: z.optional(z.number().check(z.gte(0), z.lte(1))),
+    filter: z.optional(metadataFilter),
+    includeMetadata: z._default(z.boolean(), true),
+    includeRelationships: z.optional(z.boolean()),
+    mode: z._default(z.enum(["semantic", "keyword", "hybrid"]), "semantic"),
+    rerank: z._default(z.boolean(), true),
+    rerankLimit: z.optional(z.number().check(z.int(), z.gte(1), z.lte(100))),
+    rerankModel: z.optional(z.enum(RERANK_MODELS)),
+    keywordFilter: z.optional(z.string().check(z.maxLength(1000))),
   })
-  .superRefine((value, context) => {
-    if (value.rerankLimit !== undefined && value.rerankLimit > value.topK) {
-      context.addIssue({ code: "custom", path: ["rerankLimit"], message: `must be at most topK (${value.topK})` });
-    }
-  });
+  .check(
+    z.superRefine((value, context) => {
+      if (value.rerankLimit !== undefined && value.rerankLimit > value.topK) {
+        context.addIssue({ code: "custom", path: ["rerankLimit"], message: `must be at most topK (${value.topK})` });
+      }
+    }),
+  );
 
 export type SearchRequest = z.output<typeof searchBody>;

@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "../validation.ts";
 import { unprocessable } from "../errors.ts";
 import { config } from "../env.ts";
 import { describeSupportedTypes, resolveFileType } from "../ingest/file-types.ts";
@@ -8,14 +8,16 @@ import { presignUpload } from "../storage/presign.ts";
 const MEDIA_TYPE = /^[A-Za-z0-9][A-Za-z0-9!#$&^_.+-]*\/[A-Za-z0-9][A-Za-z0-9!#$&^_.+-]*(\s*;.*)?$/;
 
 export const uploadFile = z.object({
-  fileName: z.string().trim().min(1).max(255),
-  contentType: z.string().trim().min(1).max(255).regex(MEDIA_TYPE, "must be a media type such as text/markdown"),
-  fileSize: z.number().int().min(1),
+  fileName: z.string().check(z.trim(), z.minLength(1), z.maxLength(255)),
+  contentType: z
+    .string()
+    .check(z.trim(), z.minLength(1), z.maxLength(255), z.regex(MEDIA_TYPE, "must be a media type such as text/markdown")),
+  fileSize: z.number().check(z.int(), z.gte(1)),
 });
 
 export type UploadFile = z.output<typeof uploadFile>;
 
-export const uploadBatchBody = z.object({ files: z.array(uploadFile).min(1).max(100) });
+export const uploadBatchBody = z.object({ files: z.array(uploadFile).check(z.minLength(1), z.maxLength(100)) });
 
 /**
  * Checks what the schema cannot know statically (the accepted types and the configured size limit).

@@ -1,4 +1,4 @@
-import { BedrockRuntimeClient, InvokeModelCommand } from "@aws-sdk/client-bedrock-runtime";
+import type { BedrockRuntimeClient } from "@aws-sdk/client-bedrock-runtime";
 import { embeddingDimension } from "../domain/embedding-models.ts";
 import { EmbeddingError, type Embedder, estimateTokens, normalizeInPlace } from "./types.ts";
 
@@ -8,8 +8,27 @@ import { EmbeddingError, type Embedder, estimateTokens, normalizeInPlace } from 
  * texts per call. Throttling and transient faults are retried by the SDK client (see `maxAttempts`).
  */
 
+/** The Bedrock Runtime SDK module; only its types are imported statically (see `loadBedrockSdk`). */
+type BedrockSdk = typeof import("@aws-sdk/client-bedrock-runtime");
+
+let sdkModule: Promise<BedrockSdk> | undefined;
+
+/**
+ * The SDK is imported on first use, never at module load: only namespaces on the BEDROCK provider
+ * need it, and the client is one of the largest the service uses (with its event-stream and
+ * bearer-token support). How the dynamic import is bundled is decided in lib/bundling.ts.
+ */
+function loadBedrockSdk(): Promise<BedrockSdk> {
+  sdkModule ??= import("@aws-sdk/client-bedrock-runtime").catch((error: unknown) => {
+    // A failed load is not cached, so the next call tries again.
+    sdkModule = undefined;
+    throw error;
+  });
+  return sdkModule;
+}
+
 export interface BedrockEmbedderOptions {
-  /** Injected in tests; by default one client per process. */
+  /** Injected in tests; by default one client per process, created on first use. */
   client?: BedrockRuntimeClient;
   /** Titan calls in flight at once for one `embedDocuments`. */
   concurrency?: number;
@@ -21,9 +40,9 @@ const TITAN = "amazon.titan-embed-text-v2:0";
 const COHERE_MAX_CHARS = 2048;
 
 let sharedClient: BedrockRuntimeClient | undefined;
-function defaultClient(): BedrockRuntimeClient {
+function defaultClient(sdk: BedrockSdk): BedrockRuntimeClient {
   // Five attempts with the SDK's standard backoff rides out the throttling bursts of bulk ingestion.
-  sharedClient ??= new BedrockRuntimeClient({ maxAttempts: 5 });
+  sharedClient ??= new sdk.BedrockRuntimeClient({ maxAttempts: 5 });
   return sharedClient;
 }
 
@@ -71,22 +90,25 @@ abstract class BedrockEmbedder implements Embedder {
   readonly dimension: number;
   abstract readonly maxBatch: number;
   protected readonly model: string;
-  protected readonly client: BedrockRuntimeClient;
+  private readonly injectedClient: BedrockRuntimeClient | undefined;
 
   constructor(model: string, options: BedrockEmbedderOptions) {
     this.model = model;
     this.dimension = embeddingDimension("BEDROCK", model);
-    this.client = options.client ?? defaultClient();
+    this.injectedClient = options.client;
   }
 
   abstract embedDocuments(texts: string[]): Promise<{ vectors: Float32Array[]; tokens: number }>;
   abstract embedQuery(text: string): Promise<{ vector: Float32Array; tokens: number }>;
 
   protected async invoke(body: unknown): Promise<unknown> {
+    // Outside the try: a failure to load the SDK is a deployment fault, not a Bedrock answer.
+    const sdk = await loadBedrockSdk();
+    const client = this.injectedClient ?? defaultClient(sdk);
     let response;
     try {
-      response = await this.client.send(
-        new InvokeModelCommand({
+      response = await client.send(
+        new sdk.InvokeModelCommand({
           modelId: this.model,
           contentType: "application/json",
           accept: "application/json",

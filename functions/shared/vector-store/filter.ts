@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "../validation.ts";
 
 /**
  * Mongo-style metadata filters for search: the operator set S3 Vectors evaluates natively, so the
@@ -165,17 +165,19 @@ class FilterValidator {
  * sits (inside a body schema they start with "filter"), so callers can answer 422 with a message
  * that names it.
  */
-export const metadataFilter: z.ZodType<MetadataFilter, unknown> = z
-  .unknown()
-  .superRefine((value, ctx) => {
-    const validator = new FilterValidator();
-    validator.filter(value, [], 1);
-    for (const issue of validator.issues) ctx.addIssue({ code: "custom", message: issue.message, path: issue.path });
-    if (validator.issues.length === 0 && validator.conditions > MAX_FILTER_CONDITIONS) {
-      ctx.addIssue({ code: "custom", message: `a filter may hold at most ${MAX_FILTER_CONDITIONS} conditions` });
-    }
-  })
-  .transform((value) => value as MetadataFilter);
+export const metadataFilter: z.ZodMiniType<MetadataFilter, unknown> = z.pipe(
+  z.unknown().check(
+    z.superRefine((value, ctx) => {
+      const validator = new FilterValidator();
+      validator.filter(value, [], 1);
+      for (const issue of validator.issues) ctx.addIssue({ code: "custom", message: issue.message, path: issue.path });
+      if (validator.issues.length === 0 && validator.conditions > MAX_FILTER_CONDITIONS) {
+        ctx.addIssue({ code: "custom", message: `a filter may hold at most ${MAX_FILTER_CONDITIONS} conditions` });
+      }
+    }),
+  ),
+  z.transform((value) => value as MetadataFilter),
+);
 
 function sameScalar(stored: unknown, wanted: FilterScalar): boolean {
   return stored === wanted;

@@ -1,15 +1,6 @@
 import { createHash } from "node:crypto";
 import { setTimeout as sleep } from "node:timers/promises";
-import {
-  CreateIndexCommand,
-  DeleteIndexCommand,
-  DeleteVectorsCommand,
-  ListVectorsCommand,
-  PutVectorsCommand,
-  QueryVectorsCommand,
-  type PutInputVector,
-  type S3VectorsClient,
-} from "@aws-sdk/client-s3vectors";
+import type { PutInputVector, S3VectorsClient } from "@aws-sdk/client-s3vectors";
 import { logger } from "../logger.ts";
 import { toS3VectorsFilter } from "./filter.ts";
 import {
@@ -40,8 +31,29 @@ const PUT_PAYLOAD_BUDGET = 16 * 1024 * 1024;
 const TEXT_KEY = "text";
 const NULL_TENANT_KEY = "-";
 
+/** The S3 Vectors SDK module; only its types are imported statically (see `loadS3VectorsSdk`). */
+export type S3VectorsSdk = typeof import("@aws-sdk/client-s3vectors");
+
+let sdkModule: Promise<S3VectorsSdk> | undefined;
+
+/**
+ * The SDK is imported on first use, never at module load: only the S3 Vectors backend (deployed
+ * workers, reconciler and search) needs it, and not at cold start, so importing this module costs
+ * nothing until a store method is called. How the dynamic import is bundled (the runtime's copy of
+ * the client) is decided in lib/bundling.ts.
+ */
+function loadS3VectorsSdk(): Promise<S3VectorsSdk> {
+  sdkModule ??= import("@aws-sdk/client-s3vectors").catch((error: unknown) => {
+    // A failed load is not cached, so the next call tries again.
+    sdkModule = undefined;
+    throw error;
+  });
+  return sdkModule;
+}
+
 export interface S3VectorsStoreOptions {
-  client: S3VectorsClient;
+  /** Injected in tests; by default one client per store, created on first use. */
+  client?: S3VectorsClient;
   vectorBucketName: string;
   /** Attempts per request on throttling or service faults, on top of the SDK's own retries. */
   maxAttempts?: number;
@@ -103,7 +115,7 @@ function estimatedBytes(record: VectorRecord): number {
 }
 
 export class S3VectorsStore implements VectorStore {
-  private readonly client: S3VectorsClient;
+  private client: S3VectorsClient | undefined;
   private readonly bucket: string;
   private readonly maxAttempts: number;
   private readonly retryBaseDelayMs: number;
@@ -117,6 +129,13 @@ export class S3VectorsStore implements VectorStore {
     this.maxRetryDelayMs = options.maxRetryDelayMs ?? 5_000;
   }
 
+  /** The SDK and the client, loading the one and creating the other on first use. */
+  private async connect(): Promise<{ sdk: S3VectorsSdk; client: S3VectorsClient }> {
+    const sdk = await loadS3VectorsSdk();
+    this.client ??= new sdk.S3VectorsClient({});
+    return { sdk, client: this.client };
+  }
+
   async upsert(partition: VectorPartition, records: VectorRecord[]): Promise<void> {
     if (records.length === 0) return;
     for (const record of records) {
@@ -124,6 +143,7 @@ export class S3VectorsStore implements VectorStore {
         throw new Error(`vector for ${record.key} has ${record.vector.length} dimensions, the partition ${partition.dimension}`);
       }
     }
+    const { sdk, client } = await this.connect();
     const indexName = partitionIndexName(partition.namespaceId, partition.tenantId);
     for (const batch of this.putBatches(records)) {
       const vectors: PutInputVector[] = batch.map((record) => ({
@@ -132,7 +152,7 @@ export class S3VectorsStore implements VectorStore {
         // `text` is written last so a user metadata field of that name cannot replace the chunk text.
         metadata: { ...record.metadata, [TEXT_KEY]: record.text },
       }));
-      const put = () => this.retrying(() => this.client.send(new PutVectorsCommand({ vectorBucketName: this.bucket, indexName, vectors })));
+      const put = () => this.retrying(() => client.send(new sdk.PutVectorsCommand({ vectorBucketName: this.bucket, indexName, vectors })));
       try {
         await put();
       } catch (error) {
@@ -145,11 +165,13 @@ export class S3VectorsStore implements VectorStore {
   }
 
   async deleteKeys(partition: VectorPartition, keys: string[]): Promise<void> {
+    if (keys.length === 0) return;
+    const { sdk, client } = await this.connect();
     const indexName = partitionIndexName(partition.namespaceId, partition.tenantId);
     for (let start = 0; start < keys.length; start += DELETE_BATCH) {
       const batch = keys.slice(start, start + DELETE_BATCH);
       try {
-        await this.retrying(() => this.client.send(new DeleteVectorsCommand({ vectorBucketName: this.bucket, indexName, keys: batch })));
+        await this.retrying(() => client.send(new sdk.DeleteVectorsCommand({ vectorBucketName: this.bucket, indexName, keys: batch })));
       } catch (error) {
         // No index means nothing was ever written (or it was dropped): nothing to delete.
         if (isNotFound(error)) return;
@@ -164,13 +186,14 @@ export class S3VectorsStore implements VectorStore {
     }
     const topK = clampTopK(options.topK);
     if (topK === 0) return [];
+    const { sdk, client } = await this.connect();
     const indexName = partitionIndexName(partition.namespaceId, partition.tenantId);
     const filter = toS3VectorsFilter(options.filter);
     let response;
     try {
       response = await this.retrying(() =>
-        this.client.send(
-          new QueryVectorsCommand({
+        client.send(
+          new sdk.QueryVectorsCommand({
             vectorBucketName: this.bucket,
             indexName,
             topK,
@@ -203,25 +226,26 @@ export class S3VectorsStore implements VectorStore {
   }
 
   async dropPartition(partition: VectorPartition): Promise<void> {
+    const { sdk, client } = await this.connect();
     const indexName = partitionIndexName(partition.namespaceId, partition.tenantId);
     await this.ignoringNotFound(() =>
-      this.retrying(() => this.client.send(new DeleteIndexCommand({ vectorBucketName: this.bucket, indexName }))),
+      this.retrying(() => client.send(new sdk.DeleteIndexCommand({ vectorBucketName: this.bucket, indexName }))),
     );
     const registry = registryIndexName(partition.namespaceId);
     const key = registryKey(partition.tenantId);
     await this.ignoringNotFound(() =>
-      this.retrying(() => this.client.send(new DeleteVectorsCommand({ vectorBucketName: this.bucket, indexName: registry, keys: [key] }))),
+      this.retrying(() => client.send(new sdk.DeleteVectorsCommand({ vectorBucketName: this.bucket, indexName: registry, keys: [key] }))),
     );
     // The registry goes with the namespace's last partition, so deleted namespaces leave no index
     // behind (indexes count against a per-bucket quota).
     const remaining = await this.ignoringNotFound(() =>
       this.retrying(() =>
-        this.client.send(new ListVectorsCommand({ vectorBucketName: this.bucket, indexName: registry, maxResults: 1 })),
+        client.send(new sdk.ListVectorsCommand({ vectorBucketName: this.bucket, indexName: registry, maxResults: 1 })),
       ),
     );
     if (remaining && (remaining.vectors ?? []).length === 0) {
       await this.ignoringNotFound(() =>
-        this.retrying(() => this.client.send(new DeleteIndexCommand({ vectorBucketName: this.bucket, indexName: registry }))),
+        this.retrying(() => client.send(new sdk.DeleteIndexCommand({ vectorBucketName: this.bucket, indexName: registry }))),
       );
     }
   }
@@ -239,11 +263,12 @@ export class S3VectorsStore implements VectorStore {
    * without an index, which cascades tolerate, never an index the registry does not know.
    */
   private async createPartition(partition: VectorPartition, indexName: string): Promise<void> {
+    const { sdk, client } = await this.connect();
     const registry = registryIndexName(partition.namespaceId);
     await this.createIndex(registry, 1, "euclidean", []);
     await this.retrying(() =>
-      this.client.send(
-        new PutVectorsCommand({
+      client.send(
+        new sdk.PutVectorsCommand({
           vectorBucketName: this.bucket,
           indexName: registry,
           vectors: [{ key: registryKey(partition.tenantId), data: { float32: [1] }, metadata: { namespaceId: partition.namespaceId } }],
@@ -260,10 +285,11 @@ export class S3VectorsStore implements VectorStore {
     distanceMetric: "cosine" | "euclidean",
     nonFilterableMetadataKeys: string[],
   ): Promise<void> {
+    const { sdk, client } = await this.connect();
     try {
       await this.retrying(() =>
-        this.client.send(
-          new CreateIndexCommand({
+        client.send(
+          new sdk.CreateIndexCommand({
             vectorBucketName: this.bucket,
             indexName,
             dataType: "float32",
@@ -280,14 +306,15 @@ export class S3VectorsStore implements VectorStore {
   }
 
   private async *listIndexKeys(indexName: string): AsyncIterable<string[]> {
+    const { sdk, client } = await this.connect();
     let nextToken: string | undefined;
     do {
       const token = nextToken;
       let page;
       try {
         page = await this.retrying(() =>
-          this.client.send(
-            new ListVectorsCommand({ vectorBucketName: this.bucket, indexName, maxResults: LIST_PAGE, ...(token ? { nextToken: token } : {}) }),
+          client.send(
+            new sdk.ListVectorsCommand({ vectorBucketName: this.bucket, indexName, maxResults: LIST_PAGE, ...(token ? { nextToken: token } : {}) }),
           ),
         );
       } catch (error) {
