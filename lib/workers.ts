@@ -50,6 +50,32 @@ export const WORKERS: WorkerDefinition[] = [
   },
 ];
 
+/** A function that an EventBridge schedule invokes; in local mode it is run on demand instead. */
+export interface ScheduledFunctionDefinition {
+  id: string;
+  entry: string;
+  /** Minutes between two runs. */
+  rateMinutes: number;
+  timeoutSeconds: number;
+  memoryMb: number;
+  access: FunctionAccess;
+}
+
+export const SCHEDULED_FUNCTIONS: ScheduledFunctionDefinition[] = [
+  {
+    id: "Reconciler",
+    entry: "functions/workers/reconcile.ts",
+    // Its grace periods and stuck-record threshold are far longer than a run is apart; hourly keeps
+    // a stuck record's wait near its 15-minute threshold plus an hour at most.
+    rateMinutes: 60,
+    // The Lambda maximum: a run stops starting pages a minute before it and the next run starts over.
+    timeoutSeconds: 900,
+    memoryMb: 1024,
+    // Reads every record kind, deletes orphaned objects and vectors, re-queues stuck work on both queues.
+    access: { table: "readWrite", bucket: "readWrite", queues: ["delete", "ingest"], vectors: "readWrite" },
+  },
+];
+
 /** AWS recommends a visibility timeout of at least six times the function timeout. */
 export function visibilityTimeoutSeconds(worker: WorkerDefinition): number {
   return worker.timeoutSeconds * 6;

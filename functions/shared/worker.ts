@@ -1,6 +1,6 @@
 import { BatchProcessor, EventType, processPartialResponse } from "@aws-lambda-powertools/batch";
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from "aws-lambda";
-import type { z } from "zod";
+import type * as z from "./validation.ts";
 import { config } from "./env.ts";
 import { logger } from "./logger.ts";
 import { formatIssue } from "./http.ts";
@@ -14,7 +14,7 @@ export interface Delivery<M> {
   context: Context;
 }
 
-export interface WorkerSpec<S extends z.ZodType> {
+export interface WorkerSpec<S extends z.ZodMiniType> {
   schema: S;
   handle: (delivery: Delivery<z.output<S>>) => Promise<void>;
   /**
@@ -28,8 +28,7 @@ export interface WorkerSpec<S extends z.ZodType> {
  * The one shape of every SQS worker: records are handled in parallel and failures are reported one
  * by one (partial batch response), so a poison message never drags healthy ones back to the queue.
  */
-export function sqsWorker<S extends z.ZodType>(spec: WorkerSpec<S>) {
-  const processor = new BatchProcessor(EventType.SQS);
+export function sqsWorker<S extends z.ZodMiniType>(spec: WorkerSpec<S>) {
   const handleRecord = async (record: SQSRecord, context: Context) => {
     const parsed = spec.schema.safeParse(safeJson(record.body));
     if (!parsed.success) throw new Error(`malformed work message: ${formatIssue(parsed.error.issues[0])}`);
@@ -45,7 +44,10 @@ export function sqsWorker<S extends z.ZodType>(spec: WorkerSpec<S>) {
     }
   };
   return async (event: SQSEvent, context: Context): Promise<SQSBatchResponse> =>
-    processPartialResponse(event, handleRecord, processor, { context, throwOnFullBatchFailure: false });
+    // A processor per invocation: outside Lambda's invoke store it keeps the batch's records and
+    // failures on itself, and the local stack runs several invocations of one handler at once
+    // (a shared one reported other batches' failures as successes, deleting unfinished messages).
+    processPartialResponse(event, handleRecord, new BatchProcessor(EventType.SQS), { context, throwOnFullBatchFailure: false });
 }
 
 function safeJson(text: string): unknown {

@@ -1,4 +1,6 @@
-import { CfnOutput, Stack, type StackProps } from "aws-cdk-lib";
+import { CfnOutput, Duration, Stack, type StackProps } from "aws-cdk-lib";
+import { Rule, Schedule } from "aws-cdk-lib/aws-events";
+import { LambdaFunction } from "aws-cdk-lib/aws-events-targets";
 import { CfnVectorBucket } from "aws-cdk-lib/aws-s3vectors";
 import type { Construct } from "constructs";
 import type { StageConfig } from "../config.ts";
@@ -8,6 +10,7 @@ import { ServiceApi } from "../constructs/rest-api.ts";
 import { SingleTable } from "../constructs/single-table.ts";
 import { pascal, WorkQueues } from "../constructs/work-queues.ts";
 import { AUTHORIZER, HTTP_FUNCTIONS, ROUTES } from "../routes.ts";
+import { SCHEDULED_FUNCTIONS } from "../workers.ts";
 
 export interface ServiceStackProps extends StackProps {
   config: StageConfig;
@@ -20,6 +23,8 @@ export interface ServiceStackProps extends StackProps {
 export class ServiceStack extends Stack {
   /** The function of each HTTP_FUNCTIONS entry, by id. */
   readonly functions: Map<string, AppFunction> = new Map();
+  /** The function of each SCHEDULED_FUNCTIONS entry, by id. */
+  readonly scheduled: Map<string, AppFunction> = new Map();
   readonly authorizer: AppFunction;
   readonly work: WorkQueues;
   readonly api: ServiceApi;
@@ -47,6 +52,24 @@ export class ServiceStack extends Stack {
       });
       fn.grantAccess(definition.access, resources);
       this.functions.set(definition.id, fn);
+    }
+
+    for (const definition of SCHEDULED_FUNCTIONS) {
+      const fn = new AppFunction(this, definition.id, {
+        entry: definition.entry,
+        config,
+        memoryMb: definition.memoryMb,
+        timeoutSeconds: definition.timeoutSeconds,
+      });
+      fn.grantAccess(definition.access, resources);
+      // The next scheduled run is the retry; Lambda's own async retries would only overlap it.
+      fn.fn.configureAsyncInvoke({ retryAttempts: 0 });
+      new Rule(this, `${definition.id}Schedule`, {
+        description: `Runs ${definition.id} every ${definition.rateMinutes} minutes.`,
+        schedule: Schedule.rate(Duration.minutes(definition.rateMinutes)),
+        targets: [new LambdaFunction(fn.fn)],
+      });
+      this.scheduled.set(definition.id, fn);
     }
 
     this.authorizer = new AppFunction(this, AUTHORIZER.id, { entry: AUTHORIZER.entry, config });

@@ -1,13 +1,14 @@
 import fs from "node:fs";
 import { describe, expect, it } from "vitest";
 import { AUTHORIZER, HTTP_FUNCTIONS } from "../../lib/routes.ts";
-import { WORKERS } from "../../lib/workers.ts";
+import { SCHEDULED_FUNCTIONS, WORKERS } from "../../lib/workers.ts";
 
 /** Every module the stack bundles, by the id of the function that runs it. */
 const ENTRIES: [id: string, entry: string][] = [
   ...HTTP_FUNCTIONS.map((definition): [string, string] => [definition.id, definition.entry]),
   [AUTHORIZER.id, AUTHORIZER.entry],
   ...WORKERS.map((definition): [string, string] => [definition.id, definition.entry]),
+  ...SCHEDULED_FUNCTIONS.map((definition): [string, string] => [definition.id, definition.entry]),
 ];
 
 describe("function entry modules", () => {

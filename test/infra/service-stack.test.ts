@@ -18,7 +18,7 @@ import { STAGING_PREFIX } from "../../lib/constructs/file-bucket.ts";
 import { API_STAGE_NAME } from "../../lib/constructs/rest-api.ts";
 import { AUTHORIZER, type FunctionAccess, HTTP_FUNCTIONS, ROUTES } from "../../lib/routes.ts";
 import type { ServiceStack } from "../../lib/stacks/service-stack.ts";
-import { QUEUES, visibilityTimeoutSeconds, WORKERS } from "../../lib/workers.ts";
+import { QUEUES, SCHEDULED_FUNCTIONS, visibilityTimeoutSeconds, WORKERS } from "../../lib/workers.ts";
 import { removeOutdir, templateOf } from "./stack-fixture.ts";
 
 interface Built {
@@ -70,6 +70,7 @@ function subjects(stack: ServiceStack): Subject[] {
     ...HTTP_FUNCTIONS.map((d) => ({ id: d.id, fn: httpFn(d.id), access: d.access, worker: false })),
     { id: AUTHORIZER.id, fn: stack.authorizer, access: AUTHORIZER.access, worker: false },
     ...WORKERS.map((d) => ({ id: d.id, fn: workerFn(d.id), access: d.access, worker: true })),
+    ...SCHEDULED_FUNCTIONS.map((d) => ({ id: d.id, fn: stack.scheduled.get(d.id)!, access: d.access, worker: false })),
   ];
 }
 
@@ -245,8 +246,8 @@ describe("gateway responses", () => {
 });
 
 describe("functions", () => {
-  it("creates one Lambda per HTTP function entry, plus the authorizer and the workers", () => {
-    dev().template.resourceCountIs("AWS::Lambda::Function", HTTP_FUNCTIONS.length + 1 + WORKERS.length);
+  it("creates one Lambda per HTTP function entry, plus the authorizer, the workers and the scheduled functions", () => {
+    dev().template.resourceCountIs("AWS::Lambda::Function", HTTP_FUNCTIONS.length + 1 + WORKERS.length + SCHEDULED_FUNCTIONS.length);
   });
 
   it("runs every function on the newest Node.js runtime on arm64, logging to its own log group", () => {
@@ -266,7 +267,7 @@ describe("functions", () => {
     for (const { stage, template } of both()) {
       const retention = stageConfig(stage).logRetention;
       const groups = Object.values(template.findResources("AWS::Logs::LogGroup"));
-      expect(groups.length).toBe(HTTP_FUNCTIONS.length + 1 + WORKERS.length + 1);
+      expect(groups.length).toBe(HTTP_FUNCTIONS.length + 1 + WORKERS.length + SCHEDULED_FUNCTIONS.length + 1);
       for (const group of groups) expect(group.Properties.RetentionInDays).toBe(retention);
     }
   });

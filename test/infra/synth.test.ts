@@ -5,7 +5,7 @@ import { fileURLToPath } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
 import { ESM_REQUIRE_BANNER } from "../../lib/bundling.ts";
 import { HTTP_FUNCTIONS } from "../../lib/routes.ts";
-import { WORKERS } from "../../lib/workers.ts";
+import { SCHEDULED_FUNCTIONS, WORKERS } from "../../lib/workers.ts";
 
 const PROJECT_ROOT = fileURLToPath(new URL("../../", import.meta.url));
 
@@ -54,7 +54,7 @@ describe("cdk synth through the CLI (Deno app, esbuild bundling, cdk-nag)", () =
     expect(types).toContain("AWS::ApiGateway::RestApi");
 
     const functions = Object.values(template.Resources).filter((resource) => resource.Type === "AWS::Lambda::Function");
-    expect(functions.length).toBe(HTTP_FUNCTIONS.length + 1 + WORKERS.length);
+    expect(functions.length).toBe(HTTP_FUNCTIONS.length + 1 + WORKERS.length + SCHEDULED_FUNCTIONS.length);
     for (const fn of functions) {
       const assetPath = fn.Metadata?.["aws:asset:path"];
       expect(assetPath).toBeDefined();

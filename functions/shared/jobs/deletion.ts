@@ -54,12 +54,20 @@ export async function requestJobDeletion(job: IngestJobRecord): Promise<IngestJo
 /** E9. */
 export async function requestDocumentDeletion(document: DocumentRecord): Promise<DocumentRecord> {
   if (DELETION_STATUSES.includes(document.status)) throw conflict(`Document ${document.id} is already being deleted.`);
+  // While the job step prepares this run's documents, a retried step would create the document
+  // again, or count it in the run's total after the deletion took it out. The run id in the
+  // condition below keeps a re-ingestion from starting such a step in between.
+  const job = await getIngestJob(document.ingestJobId);
+  if (job && job.runId === document.runId && job.status === "PRE_PROCESSING") {
+    throw conflict(`The ingest job of document ${document.id} is still preparing its documents; retry in a moment.`);
+  }
   const queued = await transition<DocumentRecord>(documentTarget(document), {
     to: "QUEUED_FOR_DELETE",
     from: DELETABLE,
+    runId: document.runId,
     copy: { statusBeforeDelete: "status" },
   });
-  if (!queued) throw conflict(`Document ${document.id} is already being deleted.`);
+  if (!queued) throw conflict(`Document ${document.id} changed while it was being deleted (re-ingested or deleted meanwhile); retry.`);
   await queueOrUndo({ kind: "document", documentId: document.id }, () =>
     transition(documentTarget(document), { to: queued.statusBeforeDelete ?? "FAILED", from: ["QUEUED_FOR_DELETE"] }),
   );

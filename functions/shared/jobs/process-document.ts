@@ -32,6 +32,9 @@ export class PermanentFailure extends Error {}
 /** Stop starting new batches when less than this is left of the invocation. */
 const SAFETY_MARGIN_MS = 60_000;
 
+/** How long a delivery that steps aside waits before its copy checks that the work got done. */
+const STEP_ASIDE_DELAY_SECONDS = 60;
+
 export interface StepBudget {
   remainingMs(): number;
 }
@@ -55,14 +58,16 @@ export async function processDocument(documentId: string, runId: string, budget:
 
   try {
     if (QUEUED_STATUSES.includes(document.status)) {
-      if (!(await transition(documentTarget(document), { to: "PRE_PROCESSING", from: QUEUED_STATUSES, runId, set: { preProcessingAt: nowIso() } }))) return;
+      if (!(await transition(documentTarget(document), { to: "PRE_PROCESSING", from: QUEUED_STATUSES, runId, set: { preProcessingAt: nowIso() } }))) {
+        return stepAside(document);
+      }
       document = (await getDocument(documentId))!;
     }
     await faultPoint("document:pre-processing");
     let chunksFile: ChunksFile;
     if (document.status === "PRE_PROCESSING") {
       const prepared = await prepareChunks(document, settings);
-      if (!prepared) return;
+      if (!prepared) return stepAside(document);
       chunksFile = prepared;
       document = await getDocument(documentId);
       if (!document || document.runId !== runId || document.status !== "PROCESSING") return;
@@ -74,6 +79,7 @@ export async function processDocument(documentId: string, runId: string, budget:
     }
     const progress = await embedFromCheckpoint(document, namespace, chunksFile, budget);
     if (progress === "continue") await enqueue("ingest", { kind: "document", documentId, runId });
+    if (progress === "stopped") await stepAside(document);
     if (progress === "done") await complete(document, chunksFile);
   } catch (error) {
     if (!isPermanent(error)) throw error;
@@ -91,12 +97,25 @@ function isPermanent(error: unknown): boolean {
 }
 
 /**
- * True when the document was deleted or moved to another run while this step worked: whatever the
- * step wrote since must be taken back, or it would outlive the document.
+ * True when the document was deleted, moved to another run or failed in this run while this step
+ * worked: whatever the step wrote since must be taken back, or it would outlive the document (a
+ * failed run's vectors and chunks file are removed once, when it fails).
  */
 async function abandoned(document: DocumentRecord): Promise<boolean> {
   const current = await getDocument(document.id);
-  return !current || current.runId !== document.runId || DELETION_STATUSES.includes(current.status);
+  return !current || current.runId !== document.runId || DELETION_STATUSES.includes(current.status) || current.status === "FAILED";
+}
+
+/**
+ * A delivery that finds another one ahead of it on the same run stops, but leaves a delayed copy of
+ * its message behind: the other may be a duplicate delivery of this very message (SQS delivers at
+ * least once, and again when a step outlives the visibility timeout), and if it died after this
+ * one was acknowledged, nothing would be left to finish the run. The copy finds the work done, or
+ * resumes it from the checkpoint.
+ */
+async function stepAside(document: DocumentRecord): Promise<void> {
+  if (await abandoned(document)) return;
+  await enqueue("ingest", { kind: "document", documentId: document.id, runId: document.runId }, STEP_ASIDE_DELAY_SECONDS);
 }
 
 /** Parses and chunks the source, stages the result and moves to PROCESSING; null when another delivery got there first. */
@@ -276,7 +295,11 @@ async function complete(document: DocumentRecord, chunksFile: ChunksFile): Promi
     },
   });
   if (!settled) {
-    if (await abandoned(document)) await deleteObjects([chunksKey(document.namespaceId, document.id), segmentKey]);
+    if (await abandoned(document)) {
+      await deleteObjects([chunksKey(document.namespaceId, document.id), segmentKey]);
+      return;
+    }
+    await finishCleanUpOfSettled(document.id, document.runId);
     return;
   }
   await faultPoint("document:settled");
@@ -306,22 +329,35 @@ export async function afterSettled(document: DocumentRecord): Promise<void> {
 }
 
 /**
+ * Another delivery settled this run first and may have died before its clean-up (whose message is
+ * then gone too, when it was a duplicate of this one's); the clean-up is idempotent, so this one
+ * does it again.
+ */
+async function finishCleanUpOfSettled(documentId: string, runId: string): Promise<void> {
+  const current = await getDocument(documentId);
+  if (current && current.runId === runId && FINAL_STATUSES.includes(current.status)) await afterSettled(current);
+}
+
+/**
  * Fails the document of this run with a reason. Whatever it had indexed is retired with it, so a
  * FAILED document is never searchable, then the job is settled if this was its last document.
  */
 export async function failDocument(documentId: string, runId: string, reason: string): Promise<void> {
   const document = await getDocument(documentId);
-  if (!document || document.runId !== runId || FINAL_STATUSES.includes(document.status) || DELETION_STATUSES.includes(document.status)) return;
+  if (!document || document.runId !== runId || DELETION_STATUSES.includes(document.status)) return;
+  // A last try that died after the run settled still owes the run its clean-up.
+  if (FINAL_STATUSES.includes(document.status)) return afterSettled(document);
   const partial: VectorGeneration | null = document.checkpoint?.runId === runId ? { runId, totalChunks: document.checkpoint.totalChunks } : null;
   const settled = await settleDocument(document, {
     status: "FAILED",
     set: { failedAt: nowIso(), completedAt: null, error: reason, checkpoint: null, generation: null, retiredGeneration: document.generation },
   });
   logger.warn("document failed", { documentId, reason });
-  if (!settled) return;
+  if (!settled) return finishCleanUpOfSettled(documentId, runId);
   const namespace = await getNamespace(document.namespaceId);
   if (namespace && partial) await vectorStore().deleteKeys(partitionOf(document, namespace), vectorKeysOf(documentId, runId, partial.totalChunks));
-  await deleteObjects([chunksKey(document.namespaceId, documentId)]);
+  // The run may have published its files before it failed (a crash after publishing, on every try).
+  await deleteObjects([chunksKey(document.namespaceId, documentId), keywordSegmentKey(document.namespaceId, document.tenantId, documentId, runId)]);
   const settledDocument = await getDocument(documentId);
   if (settledDocument) await afterSettled(settledDocument);
 }

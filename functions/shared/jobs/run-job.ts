@@ -13,6 +13,7 @@ import { type IngestJobRecord, type PayloadItem, payloadItems } from "../domain/
 import { DELETION_STATUSES, FINAL_STATUSES, QUEUED_STATUSES, type Status } from "../domain/statuses.ts";
 import { enqueueAll } from "../queue.ts";
 import { mapLimited } from "../concurrency.ts";
+import { failDocument } from "./process-document.ts";
 import { resetDocumentsForRun } from "./reingest.ts";
 import { deleteObjects, putObject } from "../storage/objects.ts";
 import { documentSourceKey, fileNameOfKey } from "../storage/object-keys.ts";
@@ -173,6 +174,11 @@ export async function failJobRun(jobId: string, runId: string, reason: string): 
   const working: Status[] = ["QUEUED", "QUEUED_FOR_RESYNC", "PRE_PROCESSING", "PROCESSING"];
   await transition(jobTarget(job), { to: "FAILED", from: working, runId, set: { failedAt: nowIso(), completedAt: null, error: reason } });
   logger.warn("ingest job failed", { jobId, reason });
+  // Documents the step created but never queued would wait for their messages forever.
+  const documents = await getDocuments(job.documentIds);
+  for (const document of documents.values()) {
+    if (document.runId === runId && QUEUED_STATUSES.includes(document.status)) await failDocument(document.id, runId, reason);
+  }
 }
 
 /**

@@ -215,6 +215,10 @@ export class EmbeddedVectorStore implements VectorStore {
     return found;
   }
 
+  async listAllPartitions(): Promise<VectorPartition[]> {
+    return [...this.partitions.values()].map(({ namespaceId, tenantId, dimension }) => ({ namespaceId, tenantId, dimension }));
+  }
+
   /** Number of vectors in a partition (0 when it does not exist). */
   size(partition: Pick<VectorPartition, "namespaceId" | "tenantId">): number {
     return this.partitions.get(partitionId(partition.namespaceId, partition.tenantId))?.count ?? 0;

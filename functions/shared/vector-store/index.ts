@@ -1,4 +1,3 @@
-import { S3VectorsClient } from "@aws-sdk/client-s3vectors";
 import { config } from "../env.ts";
 import { embeddedVectorStore } from "./embedded.ts";
 import { S3VectorsStore } from "./s3-vectors.ts";
@@ -19,7 +18,9 @@ export function vectorStore(): VectorStore {
     case "embedded":
       return embeddedVectorStore();
     case "s3vectors":
-      s3VectorsStore ??= new S3VectorsStore({ client: new S3VectorsClient({}), vectorBucketName: config.vectorBucketName() });
+      // The store imports the S3 Vectors SDK on its first request (loadS3VectorsSdk), so choosing
+      // it here costs nothing at cold start.
+      s3VectorsStore ??= new S3VectorsStore({ vectorBucketName: config.vectorBucketName() });
       return s3VectorsStore;
     default:
       throw new Error(`VECTOR_STORE_BACKEND must be "embedded" or "s3vectors", not "${backend}"`);

@@ -48,6 +48,11 @@ export interface VectorStore {
   dropPartition(partition: VectorPartition): Promise<void>;
   /** The partitions of a namespace that exist, for cascades (namespace deletion). */
   listPartitions(namespaceId: string): Promise<{ tenantId: string | null }[]>;
+  /**
+   * Every partition of every namespace, for reconciliation to find those of deleted namespaces.
+   * Optional: a store that cannot enumerate its namespaces leaves it out.
+   */
+  listAllPartitions?(): Promise<VectorPartition[]>;
 }
 
 /** The most matches one query returns (the S3 Vectors limit, applied everywhere). */
