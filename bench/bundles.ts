@@ -12,7 +12,7 @@
  * bench/results/bundles.json; the bundles stay in .dist/bench-bundles/<id>/index.mjs.
  */
 import { execFile } from "node:child_process";
-import { mkdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { builtinModules } from "node:module";
 import { dirname, join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
@@ -23,6 +23,7 @@ import { ESBUILD_OPTIONS } from "../lib/bundling.ts";
 import { projectPath } from "../lib/project.ts";
 import { AUTHORIZER, HTTP_FUNCTIONS } from "../lib/routes.ts";
 import { SCHEDULED_FUNCTIONS, WORKERS } from "../lib/workers.ts";
+import { isEntryPoint, percentile } from "./support.ts";
 
 /** The targets of issue 2, per function. Sizes are in KB of 1,000 bytes. */
 export const MAX_BUNDLE_BYTES = 400_000;
@@ -106,9 +107,6 @@ function isBuiltin(specifier: string): boolean {
   return specifier.startsWith("node:") || builtinModules.includes(specifier);
 }
 
-// ---------------------------------------------------------------------------------------------
-// Cold import
-
 const execFileAsync = promisify(execFile);
 
 /**
@@ -136,16 +134,6 @@ export async function coldImportMs(file: string): Promise<number> {
   if (!Number.isFinite(ms)) throw new Error(`cold import of ${file} printed ${JSON.stringify(stdout)}`);
   return ms;
 }
-
-/** Nearest-rank percentile of an ascending list. */
-export function percentile(sorted: readonly number[], p: number): number {
-  if (sorted.length === 0) return Number.NaN;
-  const rank = Math.max(1, Math.ceil((p / 100) * sorted.length));
-  return sorted[Math.min(sorted.length, rank) - 1] ?? Number.NaN;
-}
-
-// ---------------------------------------------------------------------------------------------
-// Report
 
 export interface BundleBenchRow {
   id: string;
@@ -269,14 +257,4 @@ export function renderTable(rows: readonly BundleBenchRow[], runs: number): stri
   return lines.join("\n");
 }
 
-function isEntryPoint(): boolean {
-  const entry = process.argv[1];
-  if (entry === undefined) return false;
-  try {
-    return import.meta.url === pathToFileURL(realpathSync(entry)).href;
-  } catch {
-    return false;
-  }
-}
-
-if (isEntryPoint()) await runBundlesBench();
+if (isEntryPoint(import.meta.url)) await runBundlesBench();

@@ -6,27 +6,13 @@
  *
  * Prints a Markdown table and writes bench/results/chunker.json.
  */
-import { mkdirSync, realpathSync, writeFileSync } from "node:fs";
+import { mkdirSync, writeFileSync } from "node:fs";
 import { dirname } from "node:path";
 import { performance } from "node:perf_hooks";
-import { fileURLToPath, pathToFileURL } from "node:url";
+import { fileURLToPath } from "node:url";
 import { RecursiveCharacterTextSplitter } from "@langchain/textsplitters";
 import { chunkText } from "../functions/shared/ingest/chunker.ts";
-
-// ---------------------------------------------------------------------------------------------
-// Deterministic Markdown corpus
-
-/** mulberry32: small, fast, and the same sequence on every machine for a given seed. */
-function seededRandom(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { isEntryPoint, seededRandom } from "./support.ts";
 
 const WORDS = (
   "the of and to in a is that for it as was with be by on not he this are or his from at which " +
@@ -144,9 +130,6 @@ export function generateMarkdown(targetLength: number, seed: number): string {
   return out.parts.join("");
 }
 
-// ---------------------------------------------------------------------------------------------
-// Boundary quality, measured identically for both splitters from source offsets
-
 interface Span {
   start: number;
   end: number;
@@ -234,9 +217,6 @@ function locate(source: string, texts: readonly string[]): (Span | null)[] {
   });
 }
 
-// ---------------------------------------------------------------------------------------------
-// Timing
-
 interface Timing {
   iterations: number;
   medianMs: number;
@@ -262,9 +242,6 @@ async function time(
   if (!Number.isFinite(medianMs)) throw new Error(`no timing samples for ${label}`);
   return { iterations, medianMs, megabytesPerSecond: bytes / 1e6 / (medianMs / 1000) };
 }
-
-// ---------------------------------------------------------------------------------------------
-// Runner
 
 export interface ChunkerBenchRow {
   corpus: string;
@@ -406,14 +383,4 @@ function renderTable(rows: readonly ChunkerBenchRow[]): string {
   return lines.join("\n");
 }
 
-function isEntryPoint(): boolean {
-  const entry = process.argv[1];
-  if (entry === undefined) return false;
-  try {
-    return import.meta.url === pathToFileURL(realpathSync(entry)).href;
-  } catch {
-    return false;
-  }
-}
-
-if (isEntryPoint()) await runChunkerBench();
+if (isEntryPoint(import.meta.url)) await runChunkerBench();

@@ -1,6 +1,6 @@
-import { mkdirSync, realpathSync, writeFileSync } from "node:fs";
+import { mkdirSync, writeFileSync } from "node:fs";
 import { dirname } from "node:path";
-import { fileURLToPath, pathToFileURL } from "node:url";
+import { fileURLToPath } from "node:url";
 import { ListObjectsV2Command } from "@aws-sdk/client-s3";
 import { GetQueueAttributesCommand } from "@aws-sdk/client-sqs";
 import { ScanCommand } from "@aws-sdk/lib-dynamodb";
@@ -16,6 +16,7 @@ import { reconcile, type ReconcileReport } from "../functions/shared/maintenance
 import { totalRepairs } from "../functions/shared/maintenance/report.ts";
 import { embeddedVectorStore } from "../functions/shared/vector-store/embedded.ts";
 import { type LocalStack, startLocalStack } from "../local/stack.ts";
+import { isEntryPoint, seededRandom } from "./support.ts";
 
 /**
  * The fault-injection run: the local stack with a one-second visibility timeout and small
@@ -55,18 +56,6 @@ const DEFAULTS = {
 const DEFAULT_RESULTS_FILE = fileURLToPath(new URL("./results/fault-injection.json", import.meta.url));
 const WORKER_FAULT_POINT = /^(job|document|delete):/;
 const TENANTS = [null, null, "acme", "globex"] as const;
-
-/** mulberry32: small, fast, and the same sequence everywhere for a given seed. */
-function seededRandom(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -754,17 +743,7 @@ function pick<T extends object>(counts: T, names: (keyof T)[]): Record<string, n
   return Object.fromEntries(names.map((name) => [String(name), counts[name] as number]).filter(([, count]) => (count as number) > 0));
 }
 
-function isEntryPoint(): boolean {
-  const entry = process.argv[1];
-  if (entry === undefined) return false;
-  try {
-    return import.meta.url === pathToFileURL(realpathSync(entry)).href;
-  } catch {
-    return false;
-  }
-}
-
-if (isEntryPoint()) {
+if (isEntryPoint(import.meta.url)) {
   const report = await runFaultInjectionBench();
   process.exit(report.passed ? 0 : 1);
 }

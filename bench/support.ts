@@ -7,18 +7,10 @@ import { dirname } from "node:path";
 import { performance } from "node:perf_hooks";
 import { pathToFileURL } from "node:url";
 import { ensureOrganization, issueApiKey } from "../functions/shared/db/organizations.ts";
+export { mapLimited as mapPool } from "../functions/shared/concurrency.ts";
+import { seededRandom } from "../test/support/seeded-random.ts";
 
-/** mulberry32: small, fast, and the same sequence on every machine for a given seed. */
-export function seededRandom(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+export { seededRandom };
 
 export interface LatencySummary {
   count: number;
@@ -31,7 +23,7 @@ export interface LatencySummary {
 }
 
 /** Nearest-rank percentile of an ascending list. */
-function percentile(sorted: readonly number[], p: number): number {
+export function percentile(sorted: readonly number[], p: number): number {
   if (sorted.length === 0) return Number.NaN;
   const rank = Math.max(1, Math.ceil((p / 100) * sorted.length));
   return sorted[Math.min(sorted.length, rank) - 1] ?? Number.NaN;
@@ -49,24 +41,6 @@ export function summarize(samples: readonly number[]): LatencySummary {
     p99Ms: percentile(sorted, 99),
     maxMs: sorted[sorted.length - 1] ?? Number.NaN,
   };
-}
-
-/** Runs `work` over `items` with at most `concurrency` calls in flight; results keep input order. */
-export async function mapPool<T, R>(
-  items: readonly T[],
-  concurrency: number,
-  work: (item: T, index: number) => Promise<R>,
-): Promise<R[]> {
-  const results = new Array<R>(items.length);
-  let next = 0;
-  const lanes = Array.from({ length: Math.min(concurrency, items.length) }, async () => {
-    while (next < items.length) {
-      const index = next++;
-      results[index] = await work(items[index] as T, index);
-    }
-  });
-  await Promise.all(lanes);
-  return results;
 }
 
 export interface TimedResponse<T = any> {

@@ -6,21 +6,10 @@ import {
   DEFAULT_CHUNK_OPTIONS,
   chunkText,
 } from "../../functions/shared/ingest/chunker.ts";
+import { seededRandom } from "../support/seeded-random.ts";
 
 // ---------------------------------------------------------------------------------------------
 // Helpers
-
-/** mulberry32, so every failing property run can be replayed from its seed. */
-function seededRandom(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 type Random = () => number;
 
