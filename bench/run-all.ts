@@ -1,27 +1,28 @@
-import { runBundlesBench } from "./bundles.ts";
-import { runChunkerBench } from "./chunker.ts";
-import { runFaultInjectionBench } from "./fault-injection.ts";
-import { runIngestE2eBench } from "./ingest-e2e.ts";
-import { runListLatencyBench } from "./list-latency.ts";
-import { runSearchLatencyBench } from "./search-latency.ts";
+import { spawnSync } from "node:child_process";
+import { fileURLToPath } from "node:url";
 
 /**
- * `npm run bench`: every benchmark in turn, each writing its table to stdout and its numbers to
- * bench/results/. Run one alone with `npx tsx bench/<name>.ts`. The whole set takes about an hour,
- * most of it loading 100,000 jobs and 100,000 chunks into the local stack.
+ * `npm run bench [-- name ...]`: every benchmark (or the named ones) in turn, each in its own
+ * process (each starts its own local stack, and the functions keep their SDK clients per process),
+ * each printing its table and writing its numbers to bench/results/. The whole set takes about an
+ * hour, most of it loading 100,000 jobs and 100,000 chunks into the local stack.
  */
-const benches: [string, () => Promise<unknown>][] = [
-  ["bundles", () => runBundlesBench()],
-  ["chunker", () => runChunkerBench()],
-  ["ingest-e2e", () => runIngestE2eBench()],
-  ["list-latency", () => runListLatencyBench()],
-  ["search-latency", () => runSearchLatencyBench()],
-  ["fault-injection", () => runFaultInjectionBench()],
-];
+const BENCHES = ["bundles", "chunker", "ingest-e2e", "list-latency", "search-latency", "fault-injection"];
 
-const only = process.argv.slice(2);
-for (const [name, run] of benches) {
-  if (only.length > 0 && !only.includes(name)) continue;
-  console.log(`\n## ${name}\n`);
-  await run();
+const wanted = process.argv.slice(2);
+const unknown = wanted.filter((name) => !BENCHES.includes(name));
+if (unknown.length > 0) {
+  console.error(`unknown benchmark(s): ${unknown.join(", ")}; choose from ${BENCHES.join(", ")}`);
+  process.exit(2);
 }
+let failed = 0;
+for (const name of BENCHES) {
+  if (wanted.length > 0 && !wanted.includes(name)) continue;
+  console.log(`\n## ${name}\n`);
+  const result = spawnSync(process.execPath, ["node_modules/tsx/dist/cli.mjs", `bench/${name}.ts`], {
+    cwd: fileURLToPath(new URL("../", import.meta.url)),
+    stdio: "inherit",
+  });
+  if (result.status !== 0) failed += 1;
+}
+process.exit(failed === 0 ? 0 : 1);
