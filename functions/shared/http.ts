@@ -1,6 +1,7 @@
 import middy from "@middy/core";
 import { injectLambdaContext } from "@aws-lambda-powertools/logger/middleware";
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from "aws-lambda";
+import { formatIssue } from "./validation.ts";
 import type * as z from "./validation.ts";
 import { errorEnvelope, INTERNAL_ERROR_MESSAGE, JSON_CONTENT_TYPE } from "./api-errors.ts";
 import { AppError, badRequest, isAppError, unprocessable } from "./errors.ts";
@@ -161,8 +162,3 @@ function parseWith(schema: z.ZodMiniType, input: unknown, code: "bad_request" | 
   throw code === "bad_request" ? badRequest(message) : unprocessable(message);
 }
 
-export function formatIssue(issue: z.core.$ZodIssue | undefined): string {
-  if (!issue) return "The request is invalid.";
-  const path = issue.path.map(String).join(".");
-  return path ? `${path}: ${issue.message}` : issue.message;
-}

@@ -1,4 +1,6 @@
-import { config } from "zod/mini";
+import { config, type core } from "zod/mini";
+
+type $ZodIssue = core.$ZodIssue;
 import { en } from "zod/locales";
 
 /**
@@ -25,3 +27,10 @@ import { en } from "zod/locales";
 config(en());
 
 export * from "zod/mini";
+
+/** The first issue of a failed parse as `<field path>: <reason>`, the form every 422 message takes. */
+export function formatIssue(issue: $ZodIssue | undefined): string {
+  if (!issue) return "The request is invalid.";
+  const path = issue.path.map(String).join(".");
+  return path ? `${path}: ${issue.message}` : issue.message;
+}

@@ -3,7 +3,7 @@ import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from "aws-lambda"
 import type * as z from "./validation.ts";
 import { config } from "./env.ts";
 import { logger } from "./logger.ts";
-import { formatIssue } from "./http.ts";
+import { formatIssue } from "./validation.ts";
 
 export interface Delivery<M> {
   message: M;
