@@ -25,6 +25,10 @@ import {
   newOrganizationKey,
   summarize,
   writeJson,
+  type DocumentWire,
+  type JobWire,
+  listAll,
+  sleep,
 } from "./support.ts";
 
 export interface IngestE2eOptions {
@@ -39,21 +43,6 @@ export interface IngestE2eOptions {
   /** Where the JSON goes; null skips writing. */
   resultsFile?: string | null;
   log?: (line: string) => void;
-}
-
-interface JobWire {
-  id: string;
-  status: string;
-  createdAt: string;
-  completedAt: string | null;
-  failedAt: string | null;
-}
-
-interface DocumentWire {
-  id: string;
-  status: string;
-  totalChunks: number | null;
-  totalCharacters: number | null;
 }
 
 export interface IngestE2eVariant {
@@ -111,27 +100,6 @@ export interface IngestE2eReport {
 
 const DEFAULT_RESULTS_FILE = fileURLToPath(new URL("./results/ingest-e2e.json", import.meta.url));
 const TEXT_SEED = 31_337;
-
-/** All records of a list endpoint, following nextCursor at 100 per page. */
-async function listAll<T>(api: BenchApi, path: string): Promise<{ items: T[]; requests: number }> {
-  const items: T[] = [];
-  let cursor: string | null = null;
-  let requests = 0;
-  do {
-    const separator = path.includes("?") ? "&" : "?";
-    const page: { body: { data: T[]; pagination: { nextCursor: string | null } } } = await api.expect(
-      200,
-      "GET",
-      `${path}${separator}perPage=100${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ""}`,
-    );
-    requests += 1;
-    items.push(...page.body.data);
-    cursor = page.body.pagination.nextCursor;
-  } while (cursor);
-  return { items, requests };
-}
-
-const sleep = (milliseconds: number) => new Promise((resolve) => setTimeout(resolve, milliseconds));
 
 async function runVariant(
   api: BenchApi,

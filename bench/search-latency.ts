@@ -53,10 +53,11 @@ import {
   seededRandom,
   summarize,
   writeJson,
+  type DocumentWire,
+  type JobWire,
+  listAll,
+  sleep,
 } from "./support.ts";
-
-// ---------------------------------------------------------------------------------------------
-// Deterministic English-like corpus: a few thousand words with Zipf frequencies, plus topic words
 
 const FUNCTION_WORDS = (
   "the of and to in a is that for it as was with be by on not this are or from at which but have an " +
@@ -212,9 +213,6 @@ export function generateQueries(vocabulary: Vocabulary, seed: number, count: num
   return queries;
 }
 
-// ---------------------------------------------------------------------------------------------
-// Corpus construction through the HTTP API
-
 interface CorpusSpec {
   label: string;
   /** Exact number of chunks the namespace must end up with. */
@@ -260,40 +258,6 @@ export function planCorpus(vocabulary: Vocabulary, spec: CorpusSpec, documentCha
   }
   return { documents, expectedChunks: chunks, characters: documents.reduce((sum, document) => sum + document.text.length, 0) };
 }
-
-interface JobWire {
-  id: string;
-  status: string;
-  createdAt: string;
-  completedAt: string | null;
-  failedAt: string | null;
-}
-
-interface DocumentWire {
-  id: string;
-  status: string;
-  totalChunks: number | null;
-  totalCharacters: number | null;
-}
-
-/** All records of a list endpoint, following nextCursor at 100 per page. */
-async function listAll<T>(api: BenchApi, path: string): Promise<T[]> {
-  const items: T[] = [];
-  let cursor: string | null = null;
-  do {
-    const separator = path.includes("?") ? "&" : "?";
-    const page: { body: { data: T[]; pagination: { nextCursor: string | null } } } = await api.expect(
-      200,
-      "GET",
-      `${path}${separator}perPage=100${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ""}`,
-    );
-    items.push(...page.body.data);
-    cursor = page.body.pagination.nextCursor;
-  } while (cursor);
-  return items;
-}
-
-const sleep = (milliseconds: number) => new Promise((resolve) => setTimeout(resolve, milliseconds));
 
 export interface IngestionResult {
   jobs: number;
@@ -353,7 +317,7 @@ async function ingestCorpus(
   let finished: JobWire[] = [];
   let lastLog = 0;
   for (;;) {
-    finished = await listAll<JobWire>(api, `${base}/ingest-jobs?statuses=COMPLETED,FAILED`);
+    finished = (await listAll<JobWire>(api, `${base}/ingest-jobs?statuses=COMPLETED,FAILED`)).items;
     if (finished.length >= bodies.length) break;
     const elapsed = performance.now() - began;
     if (elapsed > options.timeoutMs) throw new Error(`${spec.label}: only ${finished.length}/${bodies.length} jobs final after ${(elapsed / 1000).toFixed(0)} s`);
@@ -367,7 +331,7 @@ async function ingestCorpus(
   const lastEnd = finished.reduce((latest, job) => Math.max(latest, Date.parse(job.completedAt ?? job.failedAt ?? job.createdAt)), startedAtEpoch);
   const jobsFailed = finished.filter((job) => job.status !== "COMPLETED").length;
 
-  const documents = await listAll<DocumentWire>(api, `${base}/documents`);
+  const documents = (await listAll<DocumentWire>(api, `${base}/documents`)).items;
   const completed = documents.filter((document) => document.status === "COMPLETED");
   const listedChunks = completed.reduce((sum, document) => sum + (document.totalChunks ?? 0), 0);
   const namespace = await getNamespace(namespaceId);
@@ -397,9 +361,6 @@ async function ingestCorpus(
   );
   return result;
 }
-
-// ---------------------------------------------------------------------------------------------
-// Memory
 
 export interface MemorySnapshot {
   rssMb: number;
@@ -450,9 +411,6 @@ function memory(): MemorySnapshot {
   };
 }
 
-// ---------------------------------------------------------------------------------------------
-// Garbage collection pauses
-
 export interface GcSummary {
   count: number;
   totalMs: number;
@@ -484,9 +442,6 @@ function startGcRecorder(): { stop(): Promise<GcSummary> } {
     },
   };
 }
-
-// ---------------------------------------------------------------------------------------------
-// Queries over HTTP
 
 type Mode = "semantic" | "keyword" | "hybrid";
 
@@ -562,9 +517,6 @@ async function runScenario(
     gc: gcSummary,
   };
 }
-
-// ---------------------------------------------------------------------------------------------
-// In-process profile of the pieces of a query
 
 export interface ProfileResult {
   samples: number;
@@ -767,9 +719,6 @@ async function profile(api: BenchApi, key: string, namespaceId: string, queries:
     loadAverage: { before: loadBefore, after: loadavg()[0]! },
   };
 }
-
-// ---------------------------------------------------------------------------------------------
-// Runner
 
 export interface CorpusResult {
   corpus: string;

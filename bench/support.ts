@@ -97,6 +97,43 @@ export async function createNamespace(api: BenchApi, name: string): Promise<stri
   return created.body.data.id;
 }
 
+/** The fields of an ingest job and a document the benchmarks read. */
+export interface JobWire {
+  id: string;
+  status: string;
+  createdAt: string;
+  completedAt: string | null;
+  failedAt: string | null;
+}
+
+export interface DocumentWire {
+  id: string;
+  status: string;
+  totalChunks: number | null;
+  totalCharacters: number | null;
+}
+
+/** All records of a list endpoint, following nextCursor at 100 per page, and how many requests it took. */
+export async function listAll<T>(api: BenchApi, path: string): Promise<{ items: T[]; requests: number }> {
+  const items: T[] = [];
+  let cursor: string | null = null;
+  let requests = 0;
+  do {
+    const separator = path.includes("?") ? "&" : "?";
+    const page: { body: { data: T[]; pagination: { nextCursor: string | null } } } = await api.expect(
+      200,
+      "GET",
+      `${path}${separator}perPage=100${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ""}`,
+    );
+    requests += 1;
+    items.push(...page.body.data);
+    cursor = page.body.pagination.nextCursor;
+  } while (cursor);
+  return { items, requests };
+}
+
+export const sleep = (milliseconds: number) => new Promise((resolve) => setTimeout(resolve, milliseconds));
+
 export function writeJson(file: string, report: unknown): void {
   mkdirSync(dirname(file), { recursive: true });
   writeFileSync(file, `${JSON.stringify(report, null, 2)}\n`);

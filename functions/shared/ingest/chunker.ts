@@ -81,9 +81,6 @@ export function chunkText(text: string, options: ChunkOptions, pageOffsets?: num
   return chunker.chunks;
 }
 
-// ---------------------------------------------------------------------------------------------
-// Options
-
 interface Limits {
   target: number;
   hardMax: number;
@@ -144,9 +141,6 @@ function languageRules(languageCode: string | undefined): LanguageRules {
     casedScript: !UNCASED_SCRIPTS.has(primary),
   };
 }
-
-// ---------------------------------------------------------------------------------------------
-// Character classes (UTF-16 code units)
 
 const LINE_FEED = 0x0a;
 const ZERO_WIDTH_JOINER = 0x200d;
@@ -244,9 +238,6 @@ function contentEndIn(text: string, from: number, to: number): number {
   while (i > from && isWhitespace(text.charCodeAt(i - 1))) i--;
   return i;
 }
-
-// ---------------------------------------------------------------------------------------------
-// Markdown line tests
 
 const MAX_HEADING_LENGTH = 1024;
 
@@ -426,9 +417,6 @@ function assignPages(chunks: TextChunk[], pageOffsets: readonly number[]): void 
     chunk.page = pageIndex + 1;
   }
 }
-
-// ---------------------------------------------------------------------------------------------
-// The chunker
 
 /** How far before a window's end the dictionary word-break fallback looks. */
 const SEGMENTER_LOOKBEHIND = 256;

@@ -66,9 +66,6 @@ function normalizeNewlines(text: string): string {
   return text.includes("\r") ? text.replace(/\r\n?/g, "\n") : text;
 }
 
-// ---------------------------------------------------------------------------------------------
-// Decoding
-
 /** As much as git looks at to call a file binary. */
 const SNIFF_BYTES = 8192;
 const utf8Strict = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
@@ -239,9 +236,6 @@ function decodeWindows1252(bytes: Uint8Array): string {
   }
   return pieces.join("");
 }
-
-// ---------------------------------------------------------------------------------------------
-// HTML
 
 /** Elements whose content is never reading matter. */
 const SKIPPED_ELEMENTS = new Set([
@@ -723,9 +717,6 @@ function renderTable(rows: readonly TableRow[]): string {
   return lines.join("\n");
 }
 
-// ---------------------------------------------------------------------------------------------
-// JSON
-
 /** Beyond this the data is machine-made or hostile; real documents stay far below it. */
 const MAX_JSON_DEPTH = 512;
 /** Deeper levels stop indenting, so pathological nesting cannot multiply the output size. */
@@ -976,9 +967,6 @@ function jsonLinesToText(text: string): string {
   }
   return records.join("\n\n");
 }
-
-// ---------------------------------------------------------------------------------------------
-// CSV and TSV
 
 const DELIMITER_CANDIDATES = [",", ";", "\t", "|"] as const;
 
