@@ -1,4 +1,3 @@
-import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import {
   ChangeMessageVisibilityBatchCommand,
@@ -13,6 +12,7 @@ import { sqs } from "../functions/shared/aws-clients.ts";
 import type { QueueName } from "../lib/routes.ts";
 import { QUEUES } from "../lib/workers.ts";
 import { useRunningLocalStack } from "./local-target.ts";
+import { runWhenMain } from "./cli.ts";
 
 const USAGE = `Usage: npm run dlq -- <command> [options]
 
@@ -214,12 +214,4 @@ export async function run(argv: string[], print: (line: string) => void = consol
   return 0;
 }
 
-if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
-  run(process.argv.slice(2)).then(
-    (code) => process.exit(code),
-    (error: unknown) => {
-      console.error(error instanceof Error ? error.message : error);
-      process.exit(1);
-    },
-  );
-}
+runWhenMain(import.meta.url, run);

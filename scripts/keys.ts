@@ -1,6 +1,4 @@
-import { existsSync, readFileSync } from "node:fs";
 import { parseArgs } from "node:util";
-import { fileURLToPath } from "node:url";
 import {
   APIGatewayClient,
   ConflictException,
@@ -19,7 +17,8 @@ import {
   revokeApiKey,
 } from "../functions/shared/db/organizations.ts";
 import { ENV } from "../functions/shared/env-names.ts";
-import { localStackFile } from "../local/stack-file.ts";
+import { useRunningLocalStack } from "./local-target.ts";
+import { runWhenMain } from "./cli.ts";
 
 const USAGE = `Usage: npm run keys -- <command> [options]
 
@@ -40,30 +39,16 @@ interface Target {
   region?: string;
 }
 
-/** Points the data layer at the local stack or at a deployed table, through the same env Lambda uses. */
+/** Points the data layer at a deployed table, or at the running local stack, through the same env Lambda uses. */
 function selectTarget(values: { table?: string; region?: string; "usage-plan-id"?: string }): Target {
   process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = "true";
-  if (values.table) {
-    process.env[ENV.tableName] = values.table;
-    if (values.region) process.env.AWS_REGION = values.region;
-    return { usagePlanId: values["usage-plan-id"], region: values.region };
+  if (!values.table) {
+    useRunningLocalStack();
+    return {};
   }
-  const stackFile = localStackFile();
-  if (!existsSync(stackFile)) {
-    throw new Error("No local stack is running (start it with npm run dev), and no --table was given.");
-  }
-  const stack = JSON.parse(readFileSync(stackFile, "utf8")) as {
-    endpoints: { dynamo: string };
-    resources: { tableName: string };
-  };
-  Object.assign(process.env, {
-    AWS_REGION: "us-east-1",
-    AWS_ACCESS_KEY_ID: "local",
-    AWS_SECRET_ACCESS_KEY: "local",
-    AWS_ENDPOINT_URL_DYNAMODB: stack.endpoints.dynamo,
-    [ENV.tableName]: stack.resources.tableName,
-  });
-  return {};
+  process.env[ENV.tableName] = values.table;
+  if (values.region) process.env.AWS_REGION = values.region;
+  return { usagePlanId: values["usage-plan-id"], region: values.region };
 }
 
 /** API Gateway throttles per organization only for usage identifiers that are keys of the usage plan. */
@@ -146,12 +131,4 @@ export async function run(argv: string[], print: (line: string) => void = consol
   }
 }
 
-if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
-  run(process.argv.slice(2)).then(
-    (code) => process.exit(code),
-    (error: unknown) => {
-      console.error(error instanceof Error ? error.message : error);
-      process.exit(1);
-    },
-  );
-}
+runWhenMain(import.meta.url, run);

@@ -1,10 +1,10 @@
-import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { ENV } from "../functions/shared/env-names.ts";
 import { RECONCILE_DEFAULTS, reconcile, type ReconcileOptions, type ReconcileReport } from "../functions/shared/maintenance/reconcile.ts";
 import { totalRepairs } from "../functions/shared/maintenance/report.ts";
 import { logger } from "../functions/shared/logger.ts";
 import { useRunningLocalStack } from "./local-target.ts";
+import { runWhenMain } from "./cli.ts";
 
 const USAGE = `Usage: npm run reconcile -- [options]
 
@@ -129,12 +129,4 @@ export async function run(argv: string[], print: (line: string) => void = consol
   return 0;
 }
 
-if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
-  run(process.argv.slice(2)).then(
-    (code) => process.exit(code),
-    (error: unknown) => {
-      console.error(error instanceof Error ? error.message : error);
-      process.exit(1);
-    },
-  );
-}
+runWhenMain(import.meta.url, run);
