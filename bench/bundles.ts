@@ -12,9 +12,9 @@
  * bench/results/bundles.json; the bundles stay in .dist/bench-bundles/<id>/index.mjs.
  */
 import { execFile } from "node:child_process";
-import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { readFileSync, rmSync } from "node:fs";
 import { builtinModules } from "node:module";
-import { dirname, join } from "node:path";
+import { join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { promisify } from "node:util";
 import { gzipSync } from "node:zlib";
@@ -23,7 +23,7 @@ import { ESBUILD_OPTIONS } from "../lib/bundling.ts";
 import { projectPath } from "../lib/project.ts";
 import { AUTHORIZER, HTTP_FUNCTIONS } from "../lib/routes.ts";
 import { SCHEDULED_FUNCTIONS, WORKERS } from "../lib/workers.ts";
-import { isEntryPoint, percentile } from "./support.ts";
+import { isEntryPoint, percentile, saveResults } from "./support.ts";
 
 /** The targets of issue 2, per function. Sizes are in KB of 1,000 bytes. */
 export const MAX_BUNDLE_BYTES = 400_000;
@@ -221,12 +221,7 @@ export async function runBundlesBench(options: BundleBenchOptions = {}): Promise
     rows,
     markdown,
   };
-  const resultsFile = options.resultsFile === undefined ? DEFAULT_RESULTS_FILE : options.resultsFile;
-  if (resultsFile !== null) {
-    mkdirSync(dirname(resultsFile), { recursive: true });
-    writeFileSync(resultsFile, `${JSON.stringify(report, null, 2)}\n`);
-    log(`\nwrote ${resultsFile}`);
-  }
+  saveResults(options.resultsFile, DEFAULT_RESULTS_FILE, report, log);
   return report;
 }
 

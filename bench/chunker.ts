@@ -6,13 +6,11 @@
  *
  * Prints a Markdown table and writes bench/results/chunker.json.
  */
-import { mkdirSync, writeFileSync } from "node:fs";
-import { dirname } from "node:path";
 import { performance } from "node:perf_hooks";
 import { fileURLToPath } from "node:url";
 import { RecursiveCharacterTextSplitter } from "@langchain/textsplitters";
 import { chunkText } from "../functions/shared/ingest/chunker.ts";
-import { isEntryPoint, seededRandom } from "./support.ts";
+import { isEntryPoint, seededRandom, saveResults } from "./support.ts";
 
 const WORDS = (
   "the of and to in a is that for it as was with be by on not he this are or his from at which " +
@@ -346,12 +344,7 @@ export async function runChunkerBench(options: ChunkerBenchOptions = {}): Promis
     rows,
     markdown,
   };
-  const resultsFile = options.resultsFile === undefined ? DEFAULT_RESULTS_FILE : options.resultsFile;
-  if (resultsFile !== null) {
-    mkdirSync(dirname(resultsFile), { recursive: true });
-    writeFileSync(resultsFile, `${JSON.stringify(report, null, 2)}\n`);
-    log(`\nwrote ${resultsFile}`);
-  }
+  saveResults(options.resultsFile, DEFAULT_RESULTS_FILE, report, log);
   return report;
 }
 

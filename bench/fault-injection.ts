@@ -1,5 +1,3 @@
-import { mkdirSync, writeFileSync } from "node:fs";
-import { dirname } from "node:path";
 import { fileURLToPath } from "node:url";
 import { ListObjectsV2Command } from "@aws-sdk/client-s3";
 import { GetQueueAttributesCommand } from "@aws-sdk/client-sqs";
@@ -16,7 +14,7 @@ import { reconcile, type ReconcileReport } from "../functions/shared/maintenance
 import { totalRepairs } from "../functions/shared/maintenance/report.ts";
 import { embeddedVectorStore } from "../functions/shared/vector-store/embedded.ts";
 import { type LocalStack, startLocalStack } from "../local/stack.ts";
-import { isEntryPoint, seededRandom } from "./support.ts";
+import { isEntryPoint, seededRandom, saveResults } from "./support.ts";
 
 /**
  * The fault-injection run: the local stack with a one-second visibility timeout and small
@@ -639,12 +637,7 @@ export async function runFaultInjectionBench(options: FaultInjectionOptions = {}
     report.markdown = renderMarkdown(report);
     log("");
     log(report.markdown);
-    const resultsFile = options.resultsFile === undefined ? DEFAULT_RESULTS_FILE : options.resultsFile;
-    if (resultsFile !== null) {
-      mkdirSync(dirname(resultsFile), { recursive: true });
-      writeFileSync(resultsFile, `${JSON.stringify(report, null, 2)}\n`);
-      log(`\nwrote ${resultsFile}`);
-    }
+    saveResults(options.resultsFile, DEFAULT_RESULTS_FILE, report, log);
     return report;
   } finally {
     setFaultInjector(null);

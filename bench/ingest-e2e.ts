@@ -24,11 +24,11 @@ import {
   ms,
   newOrganizationKey,
   summarize,
-  writeJson,
   type DocumentWire,
   type JobWire,
   listAll,
   sleep,
+  saveResults
 } from "./support.ts";
 
 export interface IngestE2eOptions {
@@ -262,11 +262,7 @@ export async function runIngestE2eBench(options: IngestE2eOptions = {}): Promise
     markdown,
   };
   log(`\nbenchmark wall time ${report.wallSeconds.toFixed(1)} s; load average ${loadAtStart.map((v) => v.toFixed(2)).join(" ")} at start, ${report.loadAverage.atEnd.map((v) => v.toFixed(2)).join(" ")} at end (${cpus().length} CPUs)`);
-  const resultsFile = options.resultsFile === undefined ? DEFAULT_RESULTS_FILE : options.resultsFile;
-  if (resultsFile !== null) {
-    writeJson(resultsFile, report);
-    log(`wrote ${resultsFile}`);
-  }
+  saveResults(options.resultsFile, DEFAULT_RESULTS_FILE, report, log);
   return report;
 }
 

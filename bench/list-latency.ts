@@ -33,7 +33,7 @@ import {
   ms,
   newOrganizationKey,
   summarize,
-  writeJson,
+  saveResults
 } from "./support.ts";
 
 /**
@@ -385,11 +385,7 @@ export async function runListLatencyBench(options: ListLatencyOptions = {}): Pro
     markdown,
   };
   log(`\nbenchmark wall time ${report.wallSeconds.toFixed(1)} s; load average ${loadAtStart.map((v) => v.toFixed(2)).join(" ")} at start, ${report.loadAverage.atEnd.map((v) => v.toFixed(2)).join(" ")} at end (${cpus().length} CPUs)`);
-  const resultsFile = options.resultsFile === undefined ? DEFAULT_RESULTS_FILE : options.resultsFile;
-  if (resultsFile !== null) {
-    writeJson(resultsFile, report);
-    log(`wrote ${resultsFile}`);
-  }
+  saveResults(options.resultsFile, DEFAULT_RESULTS_FILE, report, log);
   return report;
 }
 

@@ -52,11 +52,11 @@ import {
   newOrganizationKey,
   seededRandom,
   summarize,
-  writeJson,
   type DocumentWire,
   type JobWire,
   listAll,
   sleep,
+  saveResults
 } from "./support.ts";
 
 const FUNCTION_WORDS = (
@@ -896,11 +896,7 @@ export async function runSearchLatencyBench(options: SearchLatencyOptions = {}):
     markdown,
   };
   log(`\nbenchmark wall time ${report.wallSeconds.toFixed(1)} s`);
-  const resultsFile = options.resultsFile === undefined ? DEFAULT_RESULTS_FILE : options.resultsFile;
-  if (resultsFile !== null) {
-    writeJson(resultsFile, report);
-    log(`wrote ${resultsFile}`);
-  }
+  saveResults(options.resultsFile, DEFAULT_RESULTS_FILE, report, log);
   return report;
 }
 

@@ -139,6 +139,14 @@ export function writeJson(file: string, report: unknown): void {
   writeFileSync(file, `${JSON.stringify(report, null, 2)}\n`);
 }
 
+/** Writes a benchmark's report to its results file (the default unless the caller chose one, or none with null). */
+export function saveResults(chosen: string | null | undefined, defaultFile: string, report: unknown, log: (line: string) => void): void {
+  const file = chosen === undefined ? defaultFile : chosen;
+  if (file === null) return;
+  writeJson(file, report);
+  log(`wrote ${file}`);
+}
+
 export function ms(value: number): string {
   return Number.isFinite(value) ? value.toFixed(1) : "n/a";
 }
