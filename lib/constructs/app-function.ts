@@ -71,6 +71,23 @@ export class AppFunction extends Construct {
   readonly logGroup: LogGroup;
   private readonly config: StageConfig;
 
+  /** The function of a route, worker or scheduled-table entry, with exactly the access it declares. */
+  static fromDefinition(
+    scope: Construct,
+    definition: { id: string; entry: string; access: FunctionAccess; memoryMb?: number; timeoutSeconds?: number },
+    config: StageConfig,
+    resources: ServiceResources,
+  ): AppFunction {
+    const fn = new AppFunction(scope, definition.id, {
+      entry: definition.entry,
+      config,
+      memoryMb: definition.memoryMb,
+      timeoutSeconds: definition.timeoutSeconds,
+    });
+    fn.grantAccess(definition.access, resources);
+    return fn;
+  }
+
   constructor(scope: Construct, id: string, props: AppFunctionProps) {
     super(scope, id);
     const { config } = props;

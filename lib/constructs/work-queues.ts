@@ -83,13 +83,7 @@ export class WorkQueues extends Construct {
     };
 
     for (const definition of WORKERS) {
-      const worker = new AppFunction(this, definition.id, {
-        entry: definition.entry,
-        config,
-        memoryMb: definition.memoryMb,
-        timeoutSeconds: definition.timeoutSeconds,
-      });
-      worker.grantAccess(definition.access, this.resources);
+      const worker = AppFunction.fromDefinition(this, definition, config, this.resources);
       // The worker marks work FAILED on the last delivery before the dead-letter queue takes it.
       worker.addEnvironment(ENV.maxReceiveCount, String(QUEUES[definition.queue].maxReceiveCount));
       worker.fn.addEventSource(

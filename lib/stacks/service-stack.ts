@@ -44,24 +44,11 @@ export class ServiceStack extends Stack {
     const { resources } = this.work;
 
     for (const definition of HTTP_FUNCTIONS) {
-      const fn = new AppFunction(this, definition.id, {
-        entry: definition.entry,
-        config,
-        memoryMb: definition.memoryMb,
-        timeoutSeconds: definition.timeoutSeconds,
-      });
-      fn.grantAccess(definition.access, resources);
-      this.functions.set(definition.id, fn);
+      this.functions.set(definition.id, AppFunction.fromDefinition(this, definition, config, resources));
     }
 
     for (const definition of SCHEDULED_FUNCTIONS) {
-      const fn = new AppFunction(this, definition.id, {
-        entry: definition.entry,
-        config,
-        memoryMb: definition.memoryMb,
-        timeoutSeconds: definition.timeoutSeconds,
-      });
-      fn.grantAccess(definition.access, resources);
+      const fn = AppFunction.fromDefinition(this, definition, config, resources);
       // The next scheduled run is the retry; Lambda's own async retries would only overlap it.
       fn.fn.configureAsyncInvoke({ retryAttempts: 0 });
       new Rule(this, `${definition.id}Schedule`, {
@@ -72,8 +59,7 @@ export class ServiceStack extends Stack {
       this.scheduled.set(definition.id, fn);
     }
 
-    this.authorizer = new AppFunction(this, AUTHORIZER.id, { entry: AUTHORIZER.entry, config });
-    this.authorizer.grantAccess(AUTHORIZER.access, resources);
+    this.authorizer = AppFunction.fromDefinition(this, AUTHORIZER, config, resources);
 
     this.api = new ServiceApi(this, "Api", {
       config,

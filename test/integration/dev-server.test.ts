@@ -61,27 +61,18 @@ async function startDev(env: Record<string, string>) {
     });
     return { status: response.status, body: (await response.json()) as any };
   };
-  const stop = async () => {
-    child.kill("SIGTERM");
+  const stop = async (signal: NodeJS.Signals = "SIGTERM") => {
+    child.kill(signal);
     await expect.poll(() => child.exitCode, { timeout: 30_000 }).toBe(0);
   };
-  return { call, stop };
+  return { child, output: () => output, baseUrl, call, stop };
 }
 
 describe("npm run dev", () => {
   it("serves the API with the given development key and stops everything it started on SIGINT", async () => {
-    const child = spawn(process.execPath, ["node_modules/tsx/dist/cli.mjs", "local/dev.ts"], {
-      cwd: projectRoot,
-      env: { ...process.env, PORT: "0", LOCAL_API_KEY: devKey, KIS_STACK_FILE: stackFile },
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    children.push(child);
-    let output = "";
-    child.stdout?.on("data", (chunk: Buffer) => (output += chunk.toString()));
-    child.stderr?.on("data", (chunk: Buffer) => (output += chunk.toString()));
-    await expect.poll(() => output, { timeout: 60_000, interval: 200 }).toContain("Base URL:");
-    const baseUrl = /Base URL:\s+(\S+)/.exec(output)?.[1] ?? "";
-    expect(output).toContain(devKey);
+    const dev = await startDev({ KIS_STACK_FILE: stackFile });
+    const { child, baseUrl } = dev;
+    expect(dev.output()).toContain(devKey);
 
     const listed = await fetch(`${baseUrl}/v1/namespace`, { headers: { authorization: `Bearer ${devKey}` } });
     expect(listed.status).toBe(200);
@@ -99,8 +90,7 @@ describe("npm run dev", () => {
 
     const started = descendants(child.pid!);
     expect(started.length).toBeGreaterThan(0);
-    child.kill("SIGINT");
-    await expect.poll(() => child.exitCode, { timeout: 20_000 }).toBe(0);
+    await dev.stop("SIGINT");
     await expect.poll(() => started.filter(isAlive), { timeout: 10_000 }).toEqual([]);
   });
 });

@@ -11,6 +11,11 @@ import { enqueue } from "../queue.ts";
 
 const REINGESTABLE: readonly Status[] = ["BACKLOG", "QUEUED", "QUEUED_FOR_RESYNC", "COMPLETED", "FAILED", "CANCELLED"];
 
+/** The moments and outcome of a run that starts now: queued, nothing else yet. */
+function freshRun() {
+  return { queuedAt: nowIso(), preProcessingAt: null, processingAt: null, completedAt: null, failedAt: null, error: null };
+}
+
 export function newRunId(): string {
   return newId("ingestJob").slice("job_".length);
 }
@@ -36,17 +41,7 @@ export async function requestReingest(job: IngestJobRecord): Promise<void> {
     to: "QUEUED_FOR_RESYNC",
     from: REINGESTABLE,
     runId: job.runId,
-    set: {
-      runId,
-      queuedAt: nowIso(),
-      preProcessingAt: null,
-      processingAt: null,
-      completedAt: null,
-      failedAt: null,
-      error: null,
-      documentsCompleted: 0,
-      documentsFailed: 0,
-    },
+    set: { runId, ...freshRun(), documentsCompleted: 0, documentsFailed: 0 },
   });
   if (!moved) {
     const current = await getIngestJob(job.id);
@@ -74,16 +69,7 @@ export async function resetDocumentsForRun(job: IngestJobRecord): Promise<number
       to: "QUEUED_FOR_RESYNC",
       from: document.status === "QUEUED_FOR_RESYNC" ? ["QUEUED_FOR_RESYNC"] : [document.status],
       runId: document.runId,
-      set: {
-        runId: job.runId,
-        queuedAt: nowIso(),
-        preProcessingAt: null,
-        processingAt: null,
-        completedAt: null,
-        failedAt: null,
-        error: null,
-        checkpoint: null,
-      },
+      set: { runId: job.runId, ...freshRun(), checkpoint: null },
     });
     if (reset) inRun += 1;
   }
