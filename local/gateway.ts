@@ -19,7 +19,7 @@ import { AUTHORIZER, type HttpFunctionDefinition, type Route, ROUTES } from "../
 import { AUTHORIZER_CACHE_TTL_SECONDS } from "../lib/stage-settings.ts";
 import { AuthorizerCache } from "./authorizer-cache.ts";
 import { evaluatePolicy, executeApiArn } from "./authorizer-policy.ts";
-import { lambdaContext } from "./lambda-context.ts";
+import { invokeLocally } from "./lambda-context.ts";
 import { TokenBuckets } from "./rate-limiter.ts";
 
 type ProxyHandler = (event: APIGatewayProxyEvent, context: Context) => Promise<APIGatewayProxyResult>;
@@ -140,7 +140,7 @@ async function handle(req: IncomingMessage, res: ServerResponse, state: GatewayS
   try {
     authorization = await state.authorizerCache.resolve(authorizationToken, async () => {
       const authorizer = await loadHandler<TokenAuthorizer>(AUTHORIZER.entry);
-      return authorizer({ type: "TOKEN", authorizationToken, methodArn }, lambdaContext(AUTHORIZER.id, 10));
+      return invokeLocally(AUTHORIZER.id, 10, (context) => authorizer({ type: "TOKEN", authorizationToken, methodArn }, context));
     });
   } catch (error) {
     if (error instanceof Error && error.message === "Unauthorized") return sendGatewayError(res, GATEWAY_ERRORS.unauthorized);
@@ -201,7 +201,7 @@ async function invoke(handler: ProxyHandler, event: APIGatewayProxyEvent, fn: Ht
   let timer: NodeJS.Timeout | undefined;
   try {
     return await Promise.race([
-      handler(event, lambdaContext(fn.id, timeoutSeconds)),
+      invokeLocally(fn.id, timeoutSeconds, (context) => handler(event, context)),
       new Promise<null>((resolve) => {
         timer = setTimeout(() => resolve(null), timeoutSeconds * 1000);
       }),
