@@ -43,21 +43,28 @@ export function formatIssue(issue: Pick<$ZodIssue, "path" | "message"> | undefin
  * recursion, since a body may nest as deep as its size allows.
  */
 export function findIllFormedString(input: unknown): Pick<$ZodIssue, "path" | "message"> | null {
-  const pending: { value: unknown; path: PropertyKey[] }[] = [{ value: input, path: [] }];
-  for (let next = pending.pop(); next !== undefined; next = pending.pop()) {
-    const { value, path } = next;
+  // Each entry links to its parent instead of carrying its path, so depth costs no copying.
+  type Entry = { value: unknown; key: PropertyKey | null; parent: Entry | null };
+  const pathOf = (entry: Entry | null): PropertyKey[] => {
+    const path: PropertyKey[] = [];
+    for (let at = entry; at !== null && at.key !== null; at = at.parent) path.push(at.key);
+    return path.reverse();
+  };
+  const pending: Entry[] = [{ value: input, key: null, parent: null }];
+  for (let entry = pending.pop(); entry !== undefined; entry = pending.pop()) {
+    const { value } = entry;
     if (typeof value === "string") {
-      if (!value.isWellFormed()) return { path, message: ILL_FORMED_MESSAGE };
+      if (!value.isWellFormed()) return { path: pathOf(entry), message: ILL_FORMED_MESSAGE };
     } else if (Array.isArray(value)) {
-      for (let index = value.length - 1; index >= 0; index -= 1) pending.push({ value: value[index], path: [...path, index] });
+      for (let index = value.length - 1; index >= 0; index -= 1) pending.push({ value: value[index], key: index, parent: entry });
     } else if (typeof value === "object" && value !== null) {
       const entries = Object.entries(value);
-      for (const [key] of entries) {
-        if (!key.isWellFormed()) return { path, message: "a field name contains an unpaired UTF-16 surrogate" };
+      if (entries.some(([key]) => !key.isWellFormed())) {
+        return { path: pathOf(entry), message: "a field name contains an unpaired UTF-16 surrogate" };
       }
       for (let index = entries.length - 1; index >= 0; index -= 1) {
         const [key, child] = entries[index]!;
-        pending.push({ value: child, path: [...path, key] });
+        pending.push({ value: child, key, parent: entry });
       }
     }
   }
