@@ -30,7 +30,8 @@ export async function requireHosting(namespaceId: string): Promise<HostingRecord
   return hosting;
 }
 
-function hostingItem(record: HostingRecord) {
+/** The table item of a hosting record, as written. */
+export function hostingItem(record: HostingRecord) {
   return { ...keys.hosting(record.namespaceId), entityType: "Hosting", ...record };
 }
 
