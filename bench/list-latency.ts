@@ -11,16 +11,16 @@ import { cpus, loadavg } from "node:os";
 import { performance } from "node:perf_hooks";
 import { fileURLToPath } from "node:url";
 import { BatchWriteCommand, QueryCommand } from "@aws-sdk/lib-dynamodb";
-import { dynamo } from "../functions/shared/aws-clients.ts";
-import { config } from "../functions/shared/env.ts";
+import { dynamo } from "../functions/shared/db/client.ts";
+import { config } from "../functions/shared/platform/env.ts";
 import { insertIngestJob, jobItem, jobTarget } from "../functions/shared/db/ingest-jobs.ts";
 import { listPartition } from "../functions/shared/db/keys.ts";
 import { INDEX } from "../functions/shared/db/table-schema.ts";
 import { transition } from "../functions/shared/db/transitions.ts";
 import type { IngestJobRecord } from "../functions/shared/domain/ingest-job.ts";
 import type { Status } from "../functions/shared/domain/statuses.ts";
-import { newId } from "../functions/shared/ids.ts";
-import { nowIso } from "../functions/shared/time.ts";
+import { newId } from "../functions/shared/platform/ids.ts";
+import { nowIso } from "../functions/shared/platform/time.ts";
 import { startLocalStack } from "../local/stack.ts";
 import {
   type BenchApi,

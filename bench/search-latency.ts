@@ -24,7 +24,7 @@ import { cpus, loadavg, totalmem } from "node:os";
 import { BatchGetCommand } from "@aws-sdk/lib-dynamodb";
 import { constants as perfConstants, performance, PerformanceObserver } from "node:perf_hooks";
 import { fileURLToPath } from "node:url";
-import { dynamo } from "../functions/shared/aws-clients.ts";
+import { dynamo } from "../functions/shared/db/client.ts";
 import { getDocuments } from "../functions/shared/db/documents.ts";
 import { keys as tableKeys } from "../functions/shared/db/keys.ts";
 import { getNamespace } from "../functions/shared/db/namespaces.ts";
@@ -39,7 +39,7 @@ import { loadPartitionIndex, rankBm25 } from "../functions/shared/search/keyword
 import { search } from "../functions/shared/search/search.ts";
 import { embeddedVectorStore } from "../functions/shared/vector-store/embedded.ts";
 import { matchesFilter } from "../functions/shared/vector-store/filter.ts";
-import { config } from "../functions/shared/env.ts";
+import { config } from "../functions/shared/platform/env.ts";
 import { startLocalStack } from "../local/stack.ts";
 import {
   type BenchApi,

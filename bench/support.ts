@@ -7,7 +7,7 @@ import { dirname } from "node:path";
 import { performance } from "node:perf_hooks";
 import { pathToFileURL } from "node:url";
 import { ensureOrganization, issueApiKey } from "../functions/shared/db/organizations.ts";
-export { mapLimited as mapPool } from "../functions/shared/concurrency.ts";
+export { mapLimited as mapPool } from "../functions/shared/platform/concurrency.ts";
 import { seededRandom } from "../test/support/seeded-random.ts";
 
 export { seededRandom };

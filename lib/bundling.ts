@@ -25,7 +25,7 @@ export const ESM_REQUIRE_BANNER = "import { createRequire } from 'module';const 
  * (CDK runs the project's own esbuild, so the path is valid where it bundles).
  */
 export const ESBUILD_ALIAS: Record<string, string> = {
-  "@aws-sdk/credential-provider-node": projectPath("functions/shared/aws-credentials-from-env.ts"),
+  "@aws-sdk/credential-provider-node": projectPath("functions/shared/platform/aws-credentials-from-env.ts"),
 };
 
 /**

@@ -4,7 +4,9 @@
  */
 export type HttpMethod = "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
 
-export type QueueName = "ingest" | "delete";
+import type { QueueName } from "../functions/shared/queue/names.ts";
+
+export type { QueueName };
 
 /** Least privilege, per function. */
 export interface FunctionAccess {

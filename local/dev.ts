@@ -1,7 +1,7 @@
 import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { dirname } from "node:path";
 import { fileURLToPath } from "node:url";
-import { bearerToken } from "../functions/shared/api-key-format.ts";
+import { bearerToken } from "../functions/shared/domain/api-key-format.ts";
 import { ensureOrganization, issueApiKey } from "../functions/shared/db/organizations.ts";
 import { localStackFile } from "./stack-file.ts";
 import { startLocalStack } from "./stack.ts";

@@ -3,7 +3,7 @@ import { DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import { S3Client } from "@aws-sdk/client-s3";
 import { SQSClient } from "@aws-sdk/client-sqs";
 import type { Context, SQSBatchResponse, SQSEvent } from "aws-lambda";
-import { ENV } from "../functions/shared/env-names.ts";
+import { ENV } from "../functions/shared/platform/env-names.ts";
 import { QUEUES, WORKERS } from "../lib/workers.ts";
 import { startDynamoDbLocal } from "./dynamodb-local.ts";
 import { type Emulator, startEmulator } from "./emulator.ts";

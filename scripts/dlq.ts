@@ -8,7 +8,7 @@ import {
   SendMessageBatchCommand,
   type SQSClient,
 } from "@aws-sdk/client-sqs";
-import { sqs } from "../functions/shared/aws-clients.ts";
+import { sqs } from "../functions/shared/queue/client.ts";
 import type { QueueName } from "../lib/routes.ts";
 import { QUEUES } from "../lib/workers.ts";
 import { useRunningLocalStack } from "./local-target.ts";

@@ -16,7 +16,7 @@ import {
   type OrganizationRecord,
   revokeApiKey,
 } from "../functions/shared/db/organizations.ts";
-import { ENV } from "../functions/shared/env-names.ts";
+import { ENV } from "../functions/shared/platform/env-names.ts";
 import { useRunningLocalStack } from "./local-target.ts";
 import { runWhenMain } from "./cli.ts";
 

@@ -1,5 +1,5 @@
 import { existsSync, readFileSync } from "node:fs";
-import { ENV } from "../functions/shared/env-names.ts";
+import { ENV } from "../functions/shared/platform/env-names.ts";
 import type { QueueName } from "../lib/routes.ts";
 import { localStackFile } from "../local/stack-file.ts";
 

@@ -1,7 +1,7 @@
 import type { APIGatewayAuthorizerResult, APIGatewayTokenAuthorizerEvent } from "aws-lambda";
-import { bearerToken } from "../shared/api-key-format.ts";
+import { bearerToken } from "../shared/domain/api-key-format.ts";
 import { resolveApiKey } from "../shared/db/organizations.ts";
-import { logger } from "../shared/logger.ts";
+import { logger } from "../shared/platform/logger.ts";
 
 /**
  * TOKEN authorizer: `Authorization: Bearer <key>` → the key's organization. Throwing the exact

@@ -1,6 +1,6 @@
-import { deleteMessage } from "../shared/messages.ts";
-import { enqueue } from "../shared/queue.ts";
-import { sqsWorker } from "../shared/worker.ts";
+import { deleteMessage } from "../shared/queue/messages.ts";
+import { enqueue } from "../shared/queue/send.ts";
+import { sqsWorker } from "../shared/worker/sqs-worker.ts";
 import { deleteDocumentCascade, deleteJobCascade, deleteNamespaceCascade, failDeletion } from "../shared/jobs/deletion.ts";
 
 /**

@@ -1,5 +1,5 @@
-import { ingestMessage } from "../shared/messages.ts";
-import { sqsWorker } from "../shared/worker.ts";
+import { ingestMessage } from "../shared/queue/messages.ts";
+import { sqsWorker } from "../shared/worker/sqs-worker.ts";
 import { failJobRun, startJobRun } from "../shared/jobs/run-job.ts";
 import { failDocument, processDocument } from "../shared/jobs/process-document.ts";
 

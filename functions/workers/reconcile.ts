@@ -1,5 +1,5 @@
 import type { Context } from "aws-lambda";
-import { logger } from "../shared/logger.ts";
+import { logger } from "../shared/platform/logger.ts";
 import { reconcile, type ReconcileReport } from "../shared/maintenance/reconcile.ts";
 
 /**

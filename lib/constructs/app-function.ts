@@ -8,7 +8,7 @@ import type { IBucket } from "aws-cdk-lib/aws-s3";
 import type { CfnVectorBucket } from "aws-cdk-lib/aws-s3vectors";
 import type { IQueue } from "aws-cdk-lib/aws-sqs";
 import { Construct } from "constructs";
-import { ENV } from "../../functions/shared/env-names.ts";
+import { ENV } from "../../functions/shared/platform/env-names.ts";
 import { ESBUILD_OPTIONS } from "../bundling.ts";
 import type { StageConfig } from "../config.ts";
 import { acknowledgeWildcardActions, acknowledgeWildcardResource } from "../nag.ts";

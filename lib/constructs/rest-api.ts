@@ -16,8 +16,8 @@ import {
 import type { IFunction } from "aws-cdk-lib/aws-lambda";
 import { LogGroup } from "aws-cdk-lib/aws-logs";
 import { Construct } from "constructs";
-import { errorEnvelope, JSON_CONTENT_TYPE } from "../../functions/shared/api-errors.ts";
-import { GATEWAY_ERRORS, type GatewayError } from "../../functions/shared/gateway-errors.ts";
+import { errorEnvelope, JSON_CONTENT_TYPE } from "../../functions/shared/http/envelope.ts";
+import { GATEWAY_ERRORS, type GatewayError } from "../../functions/shared/http/gateway-responses.ts";
 import type { StageConfig } from "../config.ts";
 import type { HttpFunctionDefinition, Route } from "../routes.ts";
 

@@ -3,7 +3,7 @@ import { ComparisonOperator, TreatMissingData, type Alarm } from "aws-cdk-lib/aw
 import { SqsEventSource } from "aws-cdk-lib/aws-lambda-event-sources";
 import { Queue, QueueEncryption } from "aws-cdk-lib/aws-sqs";
 import { Construct } from "constructs";
-import { ENV } from "../../functions/shared/env-names.ts";
+import { ENV } from "../../functions/shared/platform/env-names.ts";
 import type { StageConfig } from "../config.ts";
 import type { QueueName } from "../routes.ts";
 import { QUEUES, visibilityTimeoutSeconds, WORKERS, workerForQueue } from "../workers.ts";

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { CfnElement } from "aws-cdk-lib";
 import type { Template } from "aws-cdk-lib/assertions";
 import type { IConstruct } from "constructs";
-import { ENV } from "../../functions/shared/env-names.ts";
+import { ENV } from "../../functions/shared/platform/env-names.ts";
 import type { ServiceStack } from "../../lib/stacks/service-stack.ts";
 import { SCHEDULED_FUNCTIONS } from "../../lib/workers.ts";
 import { removeOutdir, templateOf } from "./stack-fixture.ts";

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { CfnElement } from "aws-cdk-lib";
 import { Match, type Template } from "aws-cdk-lib/assertions";
 import type { IConstruct } from "constructs";
-import { ERROR_STATUS, errorEnvelope, JSON_CONTENT_TYPE } from "../../functions/shared/api-errors.ts";
+import { ERROR_STATUS, errorEnvelope, JSON_CONTENT_TYPE } from "../../functions/shared/http/envelope.ts";
 import {
   ALL_INDEXES,
   LIST_SORT_KEY,
@@ -10,8 +10,8 @@ import {
   SORT_KEY,
   TTL_ATTRIBUTE,
 } from "../../functions/shared/db/table-schema.ts";
-import { ENV } from "../../functions/shared/env-names.ts";
-import { GATEWAY_ERRORS, type GatewayError } from "../../functions/shared/gateway-errors.ts";
+import { ENV } from "../../functions/shared/platform/env-names.ts";
+import { GATEWAY_ERRORS, type GatewayError } from "../../functions/shared/http/gateway-responses.ts";
 import { type Stage, stageConfig } from "../../lib/config.ts";
 import type { AppFunction } from "../../lib/constructs/app-function.ts";
 import { STAGING_PREFIX } from "../../lib/constructs/file-bucket.ts";

@@ -1,7 +1,7 @@
 import { SendMessageCommand } from "@aws-sdk/client-sqs";
 import { afterEach, describe, expect, it } from "vitest";
 import { getIngestJob } from "../../functions/shared/db/ingest-jobs.ts";
-import { setFaultInjector } from "../../functions/shared/fault-points.ts";
+import { setFaultInjector } from "../../functions/shared/platform/fault-points.ts";
 import { useLocalStack } from "../support/local-stack.ts";
 import { documentsOfJob, ingestText, newNamespace, type TestNamespace, upload, waitForJob } from "../support/ingestion.ts";
 import { objectKeys, tableItemsMentioning, vectorCount, vectorKeysOfDocument } from "../support/inventory.ts";

@@ -1,10 +1,10 @@
 import { request as httpRequest } from "node:http";
 import { connect } from "node:net";
 import { describe, expect, it } from "vitest";
-import { hashApiKey, keyIdFromHash } from "../../functions/shared/api-key-format.ts";
+import { hashApiKey, keyIdFromHash } from "../../functions/shared/domain/api-key-format.ts";
 import { revokeApiKey } from "../../functions/shared/db/organizations.ts";
 import { MAX_TEXT_CHARACTERS } from "../../functions/shared/domain/ingest-job.ts";
-import { GATEWAY_ERRORS } from "../../functions/shared/gateway-errors.ts";
+import { GATEWAY_ERRORS } from "../../functions/shared/http/gateway-responses.ts";
 import { newNamespace } from "../support/ingestion.ts";
 import { useLocalStack } from "../support/local-stack.ts";
 

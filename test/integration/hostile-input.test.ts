@@ -1,8 +1,8 @@
 import { createServer, type Server } from "node:http";
 import { UpdateCommand } from "@aws-sdk/lib-dynamodb";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { dynamo } from "../../functions/shared/aws-clients.ts";
-import { config } from "../../functions/shared/env.ts";
+import { dynamo } from "../../functions/shared/db/client.ts";
+import { config } from "../../functions/shared/platform/env.ts";
 import { keys } from "../../functions/shared/db/keys.ts";
 import { useLocalStack } from "../support/local-stack.ts";
 import { documentsOfJob, newNamespace, type TestNamespace, upload, waitForJob } from "../support/ingestion.ts";

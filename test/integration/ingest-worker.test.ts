@@ -3,7 +3,7 @@ import { ReceiveMessageCommand, SendMessageCommand } from "@aws-sdk/client-sqs";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { getIngestJob } from "../../functions/shared/db/ingest-jobs.ts";
 import { getDocument } from "../../functions/shared/db/documents.ts";
-import { setFaultInjector } from "../../functions/shared/fault-points.ts";
+import { setFaultInjector } from "../../functions/shared/platform/fault-points.ts";
 import { embeddedVectorStore } from "../../functions/shared/vector-store/embedded.ts";
 import { useLocalStack } from "../support/local-stack.ts";
 import { documentsOfJob, ingestText, newNamespace, waitForJob } from "../support/ingestion.ts";

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { crashTimes, setFaultInjector } from "../../functions/shared/fault-points.ts";
+import { crashTimes, setFaultInjector } from "../../functions/shared/platform/fault-points.ts";
 import { ingestText, newNamespace, waitForJob } from "../support/ingestion.ts";
 import { useLocalStack } from "../support/local-stack.ts";
 

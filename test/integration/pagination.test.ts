@@ -4,7 +4,7 @@ import { listSortKey } from "../../functions/shared/db/keys.ts";
 import { transition } from "../../functions/shared/db/transitions.ts";
 import type { IngestJobRecord } from "../../functions/shared/domain/ingest-job.ts";
 import type { Status } from "../../functions/shared/domain/statuses.ts";
-import { nowIso } from "../../functions/shared/time.ts";
+import { nowIso } from "../../functions/shared/platform/time.ts";
 import { useLocalStack } from "../support/local-stack.ts";
 import { newNamespace, type TestNamespace } from "../support/ingestion.ts";
 

@@ -2,7 +2,7 @@ import { DeleteMessageBatchCommand, ReceiveMessageCommand, SendMessageBatchComma
 import { afterEach, describe, expect, it } from "vitest";
 import { getDocument } from "../../functions/shared/db/documents.ts";
 import { getIngestJob } from "../../functions/shared/db/ingest-jobs.ts";
-import { crashTimes, setFaultInjector } from "../../functions/shared/fault-points.ts";
+import { crashTimes, setFaultInjector } from "../../functions/shared/platform/fault-points.ts";
 import { startJobRun } from "../../functions/shared/jobs/run-job.ts";
 import { reconcile } from "../../functions/shared/maintenance/reconcile.ts";
 import { STUCK_REASON } from "../../functions/shared/maintenance/sweeper.ts";

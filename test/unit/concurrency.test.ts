@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { mapLimited } from "../../functions/shared/concurrency.ts";
+import { mapLimited } from "../../functions/shared/platform/concurrency.ts";
 
 describe("mapLimited", () => {
   it("keeps input order and never runs more than the limit at once", async () => {

@@ -2,8 +2,8 @@ import { createServer, type Server } from "node:http";
 import type { LookupAddress } from "node:dns";
 import { networkInterfaces } from "node:os";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { ENV } from "../../functions/shared/env-names.ts";
-import { addressRefusal, FileFetchError, fetchPublicFile, guardedLookup, refusalReason } from "../../functions/shared/jobs/fetch-url.ts";
+import { ENV } from "../../functions/shared/platform/env-names.ts";
+import { addressRefusal, FileFetchError, fetchPublicFile, guardedLookup, refusalReason } from "../../functions/shared/fetch/public-url.ts";
 
 // The guard as deployed: no switch that turns it off, no allowed networks.
 beforeEach(() => {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { hostingItem } from "../../functions/shared/db/hosting.ts";
 import { applyHostingPatch, HOSTING_LIMITS, LLM_MODELS, newHosting, RERANK_MODELS, updateHostingBody } from "../../functions/shared/domain/hosting.ts";
-import { formatIssue } from "../../functions/shared/validation.ts";
+import { formatIssue } from "../../functions/shared/platform/zod.ts";
 import { DYNAMODB_MAX_ITEM_BYTES, dynamoItemSize } from "../support/dynamo-item-size.ts";
 
 /** Three UTF-8 bytes per UTF-16 unit: the most a bounded string can weigh. */

@@ -5,7 +5,7 @@ import {
   metadataFilter,
   toS3VectorsFilter,
 } from "../../functions/shared/vector-store/filter.ts";
-import * as z from "../../functions/shared/validation.ts";
+import * as z from "../../functions/shared/platform/zod.ts";
 
 function firstIssue(value: unknown) {
   const result = metadataFilter.safeParse(value);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { findIllFormedString, formatIssue } from "../../functions/shared/validation.ts";
+import { findIllFormedString, formatIssue } from "../../functions/shared/platform/zod.ts";
 
 const found = (input: unknown) => {
   const issue = findIllFormedString(input);

@@ -1,5 +1,5 @@
-import { conflict } from "../../shared/errors.ts";
-import { httpHandler, ok } from "../../shared/http.ts";
+import { conflict } from "../../shared/domain/errors.ts";
+import { httpHandler, ok } from "../../shared/http/handler.ts";
 import { loadDocumentForRequest } from "../../shared/db/documents.ts";
 import { documentPath } from "../../shared/domain/params.ts";
 import { chunksKey } from "../../shared/storage/object-keys.ts";

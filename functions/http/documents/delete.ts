@@ -1,4 +1,4 @@
-import { httpHandler, ok } from "../../shared/http.ts";
+import { httpHandler, ok } from "../../shared/http/handler.ts";
 import { loadDocumentForRequest } from "../../shared/db/documents.ts";
 import { documentPath } from "../../shared/domain/params.ts";
 import { requestDocumentDeletion } from "../../shared/jobs/deletion.ts";

@@ -1,5 +1,5 @@
-import { badRequest, notFound } from "../../shared/errors.ts";
-import { httpHandler, ok } from "../../shared/http.ts";
+import { badRequest, notFound } from "../../shared/domain/errors.ts";
+import { httpHandler, ok } from "../../shared/http/handler.ts";
 import { loadDocumentForRequest } from "../../shared/db/documents.ts";
 import { documentPath } from "../../shared/domain/params.ts";
 import { headObject } from "../../shared/storage/objects.ts";

@@ -1,4 +1,4 @@
-import { httpHandler, ok } from "../../shared/http.ts";
+import { httpHandler, ok } from "../../shared/http/handler.ts";
 import { deleteHosting } from "../../shared/db/hosting.ts";
 import { namespacePath } from "../../shared/domain/params.ts";
 import { hostingToWire } from "../../shared/domain/hosting.ts";

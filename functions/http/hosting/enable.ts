@@ -1,4 +1,4 @@
-import { created, httpHandler } from "../../shared/http.ts";
+import { created, httpHandler } from "../../shared/http/handler.ts";
 import { enableHosting } from "../../shared/db/hosting.ts";
 import { namespacePath } from "../../shared/domain/params.ts";
 import { hostingToWire } from "../../shared/domain/hosting.ts";

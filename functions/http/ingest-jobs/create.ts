@@ -1,4 +1,4 @@
-import { created, httpHandler } from "../../shared/http.ts";
+import { created, httpHandler } from "../../shared/http/handler.ts";
 import { namespacePath } from "../../shared/domain/params.ts";
 import { createIngestJobBody, jobToWire } from "../../shared/domain/ingest-job.ts";
 import { createIngestJob } from "../../shared/jobs/create-job.ts";

@@ -1,4 +1,4 @@
-import { httpHandler, ok } from "../../shared/http.ts";
+import { httpHandler, ok } from "../../shared/http/handler.ts";
 import { loadJobForRequest } from "../../shared/db/ingest-jobs.ts";
 import { jobPath } from "../../shared/domain/params.ts";
 import { jobsToWire } from "../../shared/jobs/wire.ts";

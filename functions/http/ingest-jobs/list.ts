@@ -1,4 +1,4 @@
-import { httpHandler, ok } from "../../shared/http.ts";
+import { httpHandler, ok } from "../../shared/http/handler.ts";
 import { toRecord } from "../../shared/db/items.ts";
 import { listPage } from "../../shared/db/pager.ts";
 import type { IngestJobRecord } from "../../shared/domain/ingest-job.ts";

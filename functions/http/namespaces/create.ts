@@ -1,4 +1,4 @@
-import { created, httpHandler } from "../../shared/http.ts";
+import { created, httpHandler } from "../../shared/http/handler.ts";
 import { createNamespace } from "../../shared/db/namespaces.ts";
 import { createNamespaceBody, namespaceToWire } from "../../shared/domain/namespace.ts";
 

@@ -1,4 +1,4 @@
-import { httpHandler, ok } from "../../shared/http.ts";
+import { httpHandler, ok } from "../../shared/http/handler.ts";
 import { updateNamespace } from "../../shared/db/namespaces.ts";
 import { namespacePath } from "../../shared/domain/params.ts";
 import { namespaceToWire, updateNamespaceBody } from "../../shared/domain/namespace.ts";

@@ -1,4 +1,4 @@
-import { httpHandler, ok } from "../../shared/http.ts";
+import { httpHandler, ok } from "../../shared/http/handler.ts";
 import { namespacePath } from "../../shared/domain/params.ts";
 import { searchBody } from "../../shared/domain/search.ts";
 import { search } from "../../shared/search/search.ts";

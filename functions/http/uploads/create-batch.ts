@@ -1,5 +1,5 @@
-import { mapLimited } from "../../shared/concurrency.ts";
-import { created, httpHandler } from "../../shared/http.ts";
+import { mapLimited } from "../../shared/platform/concurrency.ts";
+import { created, httpHandler } from "../../shared/http/handler.ts";
 import { namespacePath } from "../../shared/domain/params.ts";
 import { assertUploadable, createUploadTarget, uploadBatchBody } from "../../shared/domain/uploads.ts";
 

@@ -1,4 +1,4 @@
-import { created, httpHandler } from "../../shared/http.ts";
+import { created, httpHandler } from "../../shared/http/handler.ts";
 import { namespacePath } from "../../shared/domain/params.ts";
 import { assertUploadable, createUploadTarget, uploadFile } from "../../shared/domain/uploads.ts";
 

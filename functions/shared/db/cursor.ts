@@ -1,5 +1,5 @@
 import { createHmac, timingSafeEqual } from "node:crypto";
-import { badRequest } from "../errors.ts";
+import { badRequest } from "../domain/errors.ts";
 
 /**
  * Pagination cursors: the position (sort key) of a record, bound to the exact listing it came from

@@ -1,7 +1,7 @@
 import { BatchGetCommand, GetCommand, QueryCommand } from "@aws-sdk/lib-dynamodb";
-import { dynamo } from "../aws-clients.ts";
-import { config } from "../env.ts";
-import { isConditionFailure, notFound } from "../errors.ts";
+import { dynamo } from "./client.ts";
+import { config } from "../platform/env.ts";
+import { isConditionFailure, notFound } from "../domain/errors.ts";
 import type { DocumentRecord, DocumentSource } from "../domain/document.ts";
 import { getObjectText } from "../storage/objects.ts";
 import { toRecord } from "./items.ts";

@@ -1,9 +1,9 @@
 import { randomBytes } from "node:crypto";
 import { GetCommand } from "@aws-sdk/lib-dynamodb";
-import { dynamo } from "../aws-clients.ts";
-import { config } from "../env.ts";
-import { cancellationReasons, conflict, isConditionFailure, notFound } from "../errors.ts";
-import { nowIso } from "../time.ts";
+import { dynamo } from "./client.ts";
+import { config } from "../platform/env.ts";
+import { cancellationReasons, conflict, isConditionFailure, notFound } from "../domain/errors.ts";
+import { nowIso } from "../platform/time.ts";
 import { applyHostingPatch, type HostingPatch, type HostingRecord, newHosting } from "../domain/hosting.ts";
 import type { NamespaceRecord } from "../domain/namespace.ts";
 import { toRecord } from "./items.ts";

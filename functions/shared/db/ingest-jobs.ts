@@ -1,8 +1,8 @@
 import { DeleteCommand, GetCommand } from "@aws-sdk/lib-dynamodb";
-import { dynamo } from "../aws-clients.ts";
-import { config } from "../env.ts";
-import { cancellationReasons, conflict, isConditionFailure, notFound } from "../errors.ts";
-import { newId } from "../ids.ts";
+import { dynamo } from "./client.ts";
+import { config } from "../platform/env.ts";
+import { cancellationReasons, conflict, isConditionFailure, notFound } from "../domain/errors.ts";
+import { newId } from "../platform/ids.ts";
 import type { IngestConfig } from "../domain/ingest-config.ts";
 import type { IngestJobRecord, IngestPayload } from "../domain/ingest-job.ts";
 import { deleteObjects, getObjectText, putObject } from "../storage/objects.ts";

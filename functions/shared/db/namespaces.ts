@@ -1,9 +1,9 @@
 import { GetCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
-import { dynamo } from "../aws-clients.ts";
-import { config } from "../env.ts";
-import { cancellationReasons, conflict, forbidden, isConditionFailure, notFound } from "../errors.ts";
-import { newId } from "../ids.ts";
-import { nowIso } from "../time.ts";
+import { dynamo } from "./client.ts";
+import { config } from "../platform/env.ts";
+import { cancellationReasons, conflict, forbidden, isConditionFailure, notFound } from "../domain/errors.ts";
+import { newId } from "../platform/ids.ts";
+import { nowIso } from "../platform/time.ts";
 import {
   defaultEmbeddingConfig,
   type EmbeddingConfig,

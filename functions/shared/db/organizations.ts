@@ -1,11 +1,11 @@
 import { randomBytes } from "node:crypto";
 import { DeleteCommand, GetCommand, PutCommand, ScanCommand } from "@aws-sdk/lib-dynamodb";
-import { dynamo } from "../aws-clients.ts";
-import { config } from "../env.ts";
-import { isConditionFailure } from "../errors.ts";
-import { newId } from "../ids.ts";
-import { nowIso } from "../time.ts";
-import { generateApiKey, hashApiKey, keyIdFromHash, keyPreview } from "../api-key-format.ts";
+import { dynamo } from "./client.ts";
+import { config } from "../platform/env.ts";
+import { isConditionFailure } from "../domain/errors.ts";
+import { newId } from "../platform/ids.ts";
+import { nowIso } from "../platform/time.ts";
+import { generateApiKey, hashApiKey, keyIdFromHash, keyPreview } from "../domain/api-key-format.ts";
 import { toRecord } from "./items.ts";
 import { ALL_ORGANIZATIONS_PARTITION, allOrganizationsListKeys, keys, organizationListKeys, organizationListPartition } from "./keys.ts";
 import { queryWholePartition } from "./query.ts";

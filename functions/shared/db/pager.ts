@@ -1,6 +1,6 @@
 import { QueryCommand } from "@aws-sdk/lib-dynamodb";
-import { dynamo } from "../aws-clients.ts";
-import { config } from "../env.ts";
+import { dynamo } from "./client.ts";
+import { config } from "../platform/env.ts";
 import { type CursorScope, decodeCursor, encodeCursor } from "./cursor.ts";
 import { listPartition, type ListScope, parentPartition } from "./keys.ts";
 import { serviceSecret } from "./service-secret.ts";

@@ -1,8 +1,8 @@
 import { randomBytes } from "node:crypto";
 import { GetCommand, PutCommand } from "@aws-sdk/lib-dynamodb";
-import { dynamo } from "../aws-clients.ts";
-import { config } from "../env.ts";
-import { isConditionFailure } from "../errors.ts";
+import { dynamo } from "./client.ts";
+import { config } from "../platform/env.ts";
+import { isConditionFailure } from "../domain/errors.ts";
 import { keys } from "./keys.ts";
 
 const cache = new Map<string, Promise<Buffer>>();

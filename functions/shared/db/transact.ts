@@ -1,7 +1,7 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import { TransactWriteCommand, type TransactWriteCommandInput } from "@aws-sdk/lib-dynamodb";
-import { dynamo } from "../aws-clients.ts";
-import { cancellationReasons } from "../errors.ts";
+import { dynamo } from "./client.ts";
+import { cancellationReasons } from "../domain/errors.ts";
 
 export type TransactItems = NonNullable<TransactWriteCommandInput["TransactItems"]>;
 

@@ -1,8 +1,8 @@
 import { UpdateCommand } from "@aws-sdk/lib-dynamodb";
-import { dynamo } from "../aws-clients.ts";
-import { config } from "../env.ts";
-import { isConditionFailure } from "../errors.ts";
-import { nowIso } from "../time.ts";
+import { dynamo } from "./client.ts";
+import { config } from "../platform/env.ts";
+import { isConditionFailure } from "../domain/errors.ts";
+import { nowIso } from "../platform/time.ts";
 import type { Status } from "../domain/statuses.ts";
 import { listPartition, type TableKey } from "./keys.ts";
 import { toRecord } from "./items.ts";

@@ -1,4 +1,4 @@
-import * as z from "../validation.ts";
+import * as z from "../platform/zod.ts";
 
 export const RERANK_MODELS = [
   "cohere:rerank-v4.0-pro",

@@ -1,4 +1,4 @@
-import * as z from "../validation.ts";
+import * as z from "../platform/zod.ts";
 
 export const LANGUAGE_CODES = [
   "af", "am", "ar", "bg", "bn", "ca", "cs", "cy", "da", "de", "en", "es", "et", "fa", "fi", "fr", "ga", "gl",

@@ -1,5 +1,5 @@
-import { MAX_LAMBDA_EVENT_BYTES } from "../gateway-errors.ts";
-import * as z from "../validation.ts";
+import { MAX_LAMBDA_EVENT_BYTES } from "../http/gateway-responses.ts";
+import * as z from "../platform/zod.ts";
 import { ingestConfig, type IngestConfig } from "./ingest-config.ts";
 import type { Status } from "./statuses.ts";
 

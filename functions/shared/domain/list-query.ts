@@ -1,4 +1,4 @@
-import * as z from "../validation.ts";
+import * as z from "../platform/zod.ts";
 import { idParam } from "./params.ts";
 import { STATUSES } from "./statuses.ts";
 

@@ -1,4 +1,4 @@
-import * as z from "../validation.ts";
+import * as z from "../platform/zod.ts";
 import { defaultModel, EMBEDDING_PROVIDERS, type EmbeddingProvider, modelsOf } from "./embedding-models.ts";
 import { maskSecret } from "./secrets.ts";
 

@@ -1,5 +1,5 @@
-import * as z from "../validation.ts";
-import { ID_PREFIX, type IdKind, isWellFormedId } from "../ids.ts";
+import * as z from "../platform/zod.ts";
+import { ID_PREFIX, type IdKind, isWellFormedId } from "../platform/ids.ts";
 
 const LABEL: Record<IdKind, string> = {
   organization: "an organization",

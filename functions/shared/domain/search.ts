@@ -1,4 +1,4 @@
-import * as z from "../validation.ts";
+import * as z from "../platform/zod.ts";
 import { metadataFilter } from "../vector-store/filter.ts";
 import { RERANK_MODELS } from "./hosting.ts";
 

@@ -1,6 +1,6 @@
-import * as z from "../validation.ts";
-import { unprocessable } from "../errors.ts";
-import { config } from "../env.ts";
+import * as z from "../platform/zod.ts";
+import { unprocessable } from "./errors.ts";
+import { config } from "../platform/env.ts";
 import { describeSupportedTypes, resolveFileType } from "../ingest/file-types.ts";
 import { newUploadKey } from "../storage/object-keys.ts";
 import { presignUpload } from "../storage/presign.ts";

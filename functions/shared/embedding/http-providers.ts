@@ -1,7 +1,7 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import { embeddingDimension } from "../domain/embedding-models.ts";
 import type { EmbeddingConfig } from "../domain/namespace.ts";
-import { logger } from "../logger.ts";
+import { logger } from "../platform/logger.ts";
 import { EmbeddingError, type Embedder, estimateTokens, normalizeInPlace } from "./types.ts";
 
 /**

@@ -1,14 +1,14 @@
-import { badRequest } from "../errors.ts";
-import { config } from "../env.ts";
-import { nowIso } from "../time.ts";
+import { badRequest } from "../domain/errors.ts";
+import { config } from "../platform/env.ts";
+import { nowIso } from "../platform/time.ts";
 import { insertIngestJob, removeIngestJobRecord } from "../db/ingest-jobs.ts";
 import { type CreateIngestJobInput, type IngestJobRecord, type IngestPayload, normalisePayload, payloadItems } from "../domain/ingest-job.ts";
 import type { NamespaceRecord } from "../domain/namespace.ts";
-import { enqueue } from "../queue.ts";
+import { enqueue } from "../queue/send.ts";
 import { headObject } from "../storage/objects.ts";
 import { uploadPrefix } from "../storage/object-keys.ts";
-import { refusalReason } from "./fetch-url.ts";
-import { mapLimited } from "../concurrency.ts";
+import { refusalReason } from "../fetch/public-url.ts";
+import { mapLimited } from "../platform/concurrency.ts";
 
 /**
  * Creates a QUEUED ingest job and queues its run. Everything that can be known now is checked now

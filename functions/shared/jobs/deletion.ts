@@ -1,9 +1,9 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import { DeleteCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
-import { dynamo } from "../aws-clients.ts";
-import { config } from "../env.ts";
-import { conflict, isConditionFailure } from "../errors.ts";
-import { faultPoint } from "../fault-points.ts";
+import { dynamo } from "../db/client.ts";
+import { config } from "../platform/env.ts";
+import { conflict, isConditionFailure } from "../domain/errors.ts";
+import { faultPoint } from "../platform/fault-points.ts";
 import { documentTarget, getDocument, uploadIsReferenced } from "../db/documents.ts";
 import { getHosting, removeHosting } from "../db/hosting.ts";
 import { getIngestJob, jobTarget, removeIngestJobRecord } from "../db/ingest-jobs.ts";
@@ -16,24 +16,19 @@ import type { DocumentRecord, VectorGeneration } from "../domain/document.ts";
 import type { IngestJobRecord } from "../domain/ingest-job.ts";
 import type { NamespaceRecord } from "../domain/namespace.ts";
 import { DELETION_STATUSES, STATUSES, type Status } from "../domain/statuses.ts";
-import { enqueue } from "../queue.ts";
+import { enqueue } from "../queue/send.ts";
 import { deleteObjects, deletePrefix } from "../storage/objects.ts";
 import { documentPrefix, keywordDocumentPrefix, namespacePrefix } from "../storage/object-keys.ts";
 import { vectorStore } from "../vector-store/index.ts";
 import { vectorKeysOf } from "./chunks-file.ts";
 import { partitionOf } from "./process-document.ts";
 import { finishJobIfDone } from "./run-job.ts";
+import type { StepBudget, StepResult } from "../worker/step-budget.ts";
 
 const DELETABLE: readonly Status[] = STATUSES.filter((status) => !DELETION_STATUSES.includes(status));
 
-export interface StepBudget {
-  remainingMs(): number;
-}
-
 /** Leave this much of an invocation for the follow-up message and the last step's writes. */
 const SAFETY_MARGIN_MS = 30_000;
-
-export type StepResult = "done" | "continue";
 
 /** E7. The job's run id is part of the condition, so a concurrent re-ingestion and this deletion cannot both win. */
 export async function requestJobDeletion(job: IngestJobRecord): Promise<IngestJobRecord> {

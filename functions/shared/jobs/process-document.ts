@@ -1,8 +1,8 @@
 import { randomUUID } from "node:crypto";
-import { nowIso } from "../time.ts";
-import { config } from "../env.ts";
-import { faultPoint } from "../fault-points.ts";
-import { logger } from "../logger.ts";
+import { nowIso } from "../platform/time.ts";
+import { config } from "../platform/env.ts";
+import { faultPoint } from "../platform/fault-points.ts";
+import { logger } from "../platform/logger.ts";
 import { documentSource, documentTarget, getDocument } from "../db/documents.ts";
 import { getIngestJob } from "../db/ingest-jobs.ts";
 import { getNamespace } from "../db/namespaces.ts";
@@ -16,15 +16,16 @@ import { embedderFor, isEmbeddingError } from "../embedding/index.ts";
 import { chunkText } from "../ingest/chunker.ts";
 import { resolveFileType } from "../ingest/file-types.ts";
 import { DocumentParseError, parseDocument, parseText, type ParsedDocument } from "../ingest/parsers.ts";
-import { enqueue } from "../queue.ts";
+import { enqueue } from "../queue/send.ts";
 import { deleteObjects, deletePrefix, getObjectBytes, getObjectText, headObject, putObject } from "../storage/objects.ts";
 import { chunksKey, keywordSegmentKey, stagingChunksKey, stagingRunPrefix } from "../storage/object-keys.ts";
 import { buildSegment, writeSegment } from "../search/keyword-index.ts";
 import { vectorStore } from "../vector-store/index.ts";
 import type { MetadataValue, VectorPartition } from "../vector-store/types.ts";
 import { type ChunksFile, chunkId, vectorKey, vectorKeysOf } from "./chunks-file.ts";
-import { FileFetchError, fetchPublicFile } from "./fetch-url.ts";
+import { FileFetchError, fetchPublicFile } from "../fetch/public-url.ts";
 import { finishJobIfDone, settleDocument } from "./run-job.ts";
+import type { StepBudget } from "../worker/step-budget.ts";
 
 /** A failure that retrying cannot fix (bad file, rejected credentials): the document fails at once. */
 export class PermanentFailure extends Error {}
@@ -34,10 +35,6 @@ const SAFETY_MARGIN_MS = 60_000;
 
 /** How long a delivery that steps aside waits before its copy checks that the work got done. */
 const STEP_ASIDE_DELAY_SECONDS = 60;
-
-export interface StepBudget {
-  remainingMs(): number;
-}
 
 /**
  * Processes one document of a run, or the next part of it. Parsing and chunking happen once and

@@ -1,4 +1,4 @@
-import { mapLimited } from "../concurrency.ts";
+import { mapLimited } from "../platform/concurrency.ts";
 import { documentSource } from "../db/documents.ts";
 import { jobPayload } from "../db/ingest-jobs.ts";
 import { type DocumentRecord, documentToWire } from "../domain/document.ts";

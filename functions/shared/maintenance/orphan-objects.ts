@@ -1,6 +1,6 @@
 import { ListObjectsV2Command } from "@aws-sdk/client-s3";
-import { s3 } from "../aws-clients.ts";
-import { config } from "../env.ts";
+import { s3 } from "../storage/client.ts";
+import { config } from "../platform/env.ts";
 import { getDocuments, uploadIsReferenced } from "../db/documents.ts";
 import { getIngestJob } from "../db/ingest-jobs.ts";
 import { getNamespace } from "../db/namespaces.ts";

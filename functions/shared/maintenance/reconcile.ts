@@ -1,4 +1,4 @@
-import { logger } from "../logger.ts";
+import { logger } from "../platform/logger.ts";
 import type { ReconcileContext } from "./context.ts";
 import { reconcileObjects } from "./orphan-objects.ts";
 import { reconcileVectors } from "./orphan-vectors.ts";

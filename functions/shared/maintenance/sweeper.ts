@@ -8,8 +8,8 @@ import { DELETION_STATUSES, FINAL_STATUSES, QUEUED_STATUSES } from "../domain/st
 import { failDeletion } from "../jobs/deletion.ts";
 import { failDocument } from "../jobs/process-document.ts";
 import { failJobRun } from "../jobs/run-job.ts";
-import { logger } from "../logger.ts";
-import { enqueue } from "../queue.ts";
+import { logger } from "../platform/logger.ts";
+import { enqueue } from "../queue/send.ts";
 import { ageMs, outOfTime, type ReconcileContext } from "./context.ts";
 import { addFinding } from "./report.ts";
 import type { TableInventory } from "./table-scan.ts";

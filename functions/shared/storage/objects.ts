@@ -1,6 +1,6 @@
 import { DeleteObjectsCommand, GetObjectCommand, HeadObjectCommand, ListObjectsV2Command, PutObjectCommand } from "@aws-sdk/client-s3";
-import { s3 } from "../aws-clients.ts";
-import { config } from "../env.ts";
+import { s3 } from "./client.ts";
+import { config } from "../platform/env.ts";
 
 function isMissing(error: unknown): boolean {
   const name = (error as { name?: string } | null)?.name;

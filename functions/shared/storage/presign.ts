@@ -1,7 +1,7 @@
 import { GetObjectCommand, PutObjectCommand } from "@aws-sdk/client-s3";
 import { getSignedUrl } from "@aws-sdk/s3-request-presigner";
-import { s3 } from "../aws-clients.ts";
-import { config } from "../env.ts";
+import { s3 } from "./client.ts";
+import { config } from "../platform/env.ts";
 
 /**
  * A presigned PUT that S3 accepts only with the declared Content-Type and exactly the declared

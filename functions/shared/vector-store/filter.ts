@@ -1,4 +1,4 @@
-import * as z from "../validation.ts";
+import * as z from "../platform/zod.ts";
 
 /**
  * Mongo-style metadata filters for search: the operator set S3 Vectors evaluates natively, so the

@@ -1,4 +1,4 @@
-import { config } from "../env.ts";
+import { config } from "../platform/env.ts";
 import { embeddedVectorStore } from "./embedded.ts";
 import { S3VectorsStore } from "./s3-vectors.ts";
 import type { VectorStore } from "./types.ts";

@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import { setTimeout as sleep } from "node:timers/promises";
 import type { PutInputVector, S3VectorsClient } from "@aws-sdk/client-s3vectors";
-import { logger } from "../logger.ts";
+import { logger } from "../platform/logger.ts";
 import { toS3VectorsFilter } from "./filter.ts";
 import {
   clampTopK,

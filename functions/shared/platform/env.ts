@@ -1,5 +1,5 @@
 import { ENV } from "./env-names.ts";
-import { MAX_UPLOAD_BYTES_DEFAULT } from "./ingest/file-types.ts";
+import { MAX_UPLOAD_BYTES_DEFAULT } from "../ingest/file-types.ts";
 
 /**
  * Configuration read from the environment. Read on use rather than at import so that the local

@@ -1,4 +1,4 @@
-import * as z from "./validation.ts";
+import * as z from "../platform/zod.ts";
 
 /**
  * Work messages. Each names the record to act on and nothing else: workers always re-read state, so

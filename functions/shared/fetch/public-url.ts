@@ -3,7 +3,7 @@ import { request as httpRequest, type IncomingMessage } from "node:http";
 import { request as httpsRequest } from "node:https";
 import { isIP } from "node:net";
 import { networkInterfaces } from "node:os";
-import { config } from "../env.ts";
+import { config } from "../platform/env.ts";
 
 /** A problem with a caller-supplied URL: the message is safe to show and retrying will not help. */
 export class FileFetchError extends Error {}

@@ -1,13 +1,13 @@
 import middy from "@middy/core";
 import { injectLambdaContext } from "@aws-lambda-powertools/logger/middleware";
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from "aws-lambda";
-import { findIllFormedString, formatIssue } from "./validation.ts";
-import type * as z from "./validation.ts";
-import { errorEnvelope, INTERNAL_ERROR_MESSAGE, JSON_CONTENT_TYPE } from "./api-errors.ts";
-import { AppError, badRequest, isAppError, unprocessable } from "./errors.ts";
-import { logger } from "./logger.ts";
-import { loadNamespaceForOrganization, type NamespaceAccess } from "./db/namespaces.ts";
-import type { NamespaceRecord } from "./domain/namespace.ts";
+import { findIllFormedString, formatIssue } from "../platform/zod.ts";
+import type * as z from "../platform/zod.ts";
+import { errorEnvelope, INTERNAL_ERROR_MESSAGE, JSON_CONTENT_TYPE } from "./envelope.ts";
+import { AppError, badRequest, isAppError, unprocessable } from "../domain/errors.ts";
+import { logger } from "../platform/logger.ts";
+import { loadNamespaceForOrganization, type NamespaceAccess } from "../db/namespaces.ts";
+import type { NamespaceRecord } from "../domain/namespace.ts";
 
 export interface AuthContext {
   organizationId: string;

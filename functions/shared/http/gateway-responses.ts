@@ -1,4 +1,4 @@
-import type { ErrorCode } from "./api-errors.ts";
+import type { ErrorCode } from "./envelope.ts";
 
 /**
  * Errors the gateway answers itself, before any handler runs. The CDK stack turns these into API

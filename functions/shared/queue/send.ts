@@ -1,9 +1,9 @@
 import { SendMessageBatchCommand, SendMessageCommand } from "@aws-sdk/client-sqs";
-import { sqs } from "./aws-clients.ts";
-import { config } from "./env.ts";
+import { sqs } from "./client.ts";
+import { config } from "../platform/env.ts";
+import type { QueueName } from "./names.ts";
 import type { DeleteMessage, IngestMessage } from "./messages.ts";
 
-type QueueName = "ingest" | "delete";
 type MessageOf<Q extends QueueName> = Q extends "ingest" ? IngestMessage : DeleteMessage;
 
 function queueUrl(queue: QueueName): string {

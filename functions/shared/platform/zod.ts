@@ -4,7 +4,7 @@ type $ZodIssue = core.$ZodIssue;
 import { en } from "zod/locales";
 
 /**
- * The one zod every schema module imports, as `import * as z from "./validation.ts"`. `zod/mini` is
+ * The one zod every schema module imports, as `import * as z from "./zod.ts"`. `zod/mini` is
  * the same validation core as classic zod with functions in place of methods (`z.optional(s)` for
  * `s.optional()`, `.check(z.minLength(1))` for `.min(1)`), which lets the bundler drop what a
  * function does not use: about 15 KB minified against 454 KB for classic zod, over half of an HTTP

@@ -1,9 +1,9 @@
 import { BatchProcessor, EventType, processPartialResponse } from "@aws-lambda-powertools/batch";
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from "aws-lambda";
-import type * as z from "./validation.ts";
-import { config } from "./env.ts";
-import { logger } from "./logger.ts";
-import { formatIssue } from "./validation.ts";
+import type * as z from "../platform/zod.ts";
+import { config } from "../platform/env.ts";
+import { logger } from "../platform/logger.ts";
+import { formatIssue } from "../platform/zod.ts";
 
 export interface Delivery<M> {
   message: M;

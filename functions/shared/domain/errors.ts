@@ -1,4 +1,4 @@
-import { ERROR_STATUS, type ErrorCode } from "./api-errors.ts";
+import { ERROR_STATUS, type ErrorCode } from "../http/envelope.ts";
 
 /**
  * An error whose message is safe to show to the caller. Anything else thrown by a handler is
