@@ -1,4 +1,4 @@
-import { badRequest, notFound } from "../../shared/domain/errors.ts";
+import { invalidRequest, notFound } from "../../shared/domain/errors.ts";
 import { httpHandler, ok } from "../../shared/http/handler.ts";
 import { loadDocumentForRequest } from "../../shared/db/documents.ts";
 import { documentPath } from "../../shared/domain/params.ts";
@@ -10,7 +10,7 @@ import { presignDownload } from "../../shared/storage/presign.ts";
 export const handler = httpHandler({ path: documentPath, tenant: true, namespace: "any" }, async ({ namespace, tenantId, path }) => {
   const document = await loadDocumentForRequest(namespace.id, tenantId, path.documentId);
   if (document.source.type !== "MANAGED_FILE") {
-    throw badRequest(`Document ${document.id} has a ${document.source.type} source; only MANAGED_FILE documents have a stored file.`);
+    throw invalidRequest(`Document ${document.id} has a ${document.source.type} source; only MANAGED_FILE documents have a stored file.`);
   }
   const key = document.source.key;
   const head = await headObject(key);

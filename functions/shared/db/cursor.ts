@@ -1,5 +1,5 @@
 import { createHmac, timingSafeEqual } from "node:crypto";
-import { badRequest } from "../domain/errors.ts";
+import { invalidRequest } from "../domain/errors.ts";
 
 /**
  * Pagination cursors: the position (sort key) of a record, bound to the exact listing it came from
@@ -40,7 +40,7 @@ export function encodeCursor(secret: Buffer, position: string, scope: CursorScop
 /** The position a cursor points at; 400 when it is malformed, tampered with or from another listing. */
 export function decodeCursor(secret: Buffer, cursor: string, scope: CursorScope): string {
   const [encoded, signature, extra] = cursor.split(".");
-  const invalid = () => badRequest("Invalid cursor: use a nextCursor or prevCursor from a previous response of this same listing.");
+  const invalid = () => invalidRequest("Invalid cursor: use a nextCursor or prevCursor from a previous response of this same listing.");
   if (!encoded || !signature || extra !== undefined || !/^[A-Za-z0-9_-]+$/.test(encoded)) throw invalid();
   const position = Buffer.from(encoded, "base64url").toString("utf8");
   const expected = Buffer.from(sign(secret, position, scope));

@@ -1,7 +1,8 @@
 import { BatchGetCommand, GetCommand, QueryCommand } from "@aws-sdk/lib-dynamodb";
 import { dynamo } from "./client.ts";
 import { config } from "../platform/env.ts";
-import { isConditionFailure, notFound } from "../domain/errors.ts";
+import { notFound } from "../domain/errors.ts";
+import { isConditionFailure } from "./conditions.ts";
 import type { DocumentRecord, DocumentSource } from "../domain/document.ts";
 import { getObjectText } from "../storage/objects.ts";
 import { toRecord } from "./items.ts";

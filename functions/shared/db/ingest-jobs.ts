@@ -1,7 +1,8 @@
 import { DeleteCommand, GetCommand } from "@aws-sdk/lib-dynamodb";
 import { dynamo } from "./client.ts";
 import { config } from "../platform/env.ts";
-import { cancellationReasons, conflict, isConditionFailure, notFound } from "../domain/errors.ts";
+import { conflict, notFound } from "../domain/errors.ts";
+import { cancellationReasons, isConditionFailure } from "./conditions.ts";
 import { newId } from "../platform/ids.ts";
 import type { IngestConfig } from "../domain/ingest-config.ts";
 import type { IngestJobRecord, IngestPayload } from "../domain/ingest-job.ts";

@@ -1,7 +1,8 @@
 import { GetCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
 import { dynamo } from "./client.ts";
 import { config } from "../platform/env.ts";
-import { cancellationReasons, conflict, forbidden, isConditionFailure, notFound } from "../domain/errors.ts";
+import { conflict, forbidden, notFound } from "../domain/errors.ts";
+import { cancellationReasons, isConditionFailure } from "./conditions.ts";
 import { newId } from "../platform/ids.ts";
 import { nowIso } from "../platform/time.ts";
 import {

@@ -2,7 +2,7 @@ import { randomBytes } from "node:crypto";
 import { DeleteCommand, GetCommand, PutCommand, ScanCommand } from "@aws-sdk/lib-dynamodb";
 import { dynamo } from "./client.ts";
 import { config } from "../platform/env.ts";
-import { isConditionFailure } from "../domain/errors.ts";
+import { isConditionFailure } from "./conditions.ts";
 import { newId } from "../platform/ids.ts";
 import { nowIso } from "../platform/time.ts";
 import { generateApiKey, hashApiKey, keyIdFromHash, keyPreview } from "../domain/api-key-format.ts";

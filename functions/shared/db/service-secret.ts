@@ -2,7 +2,7 @@ import { randomBytes } from "node:crypto";
 import { GetCommand, PutCommand } from "@aws-sdk/lib-dynamodb";
 import { dynamo } from "./client.ts";
 import { config } from "../platform/env.ts";
-import { isConditionFailure } from "../domain/errors.ts";
+import { isConditionFailure } from "./conditions.ts";
 import { keys } from "./keys.ts";
 
 const cache = new Map<string, Promise<Buffer>>();

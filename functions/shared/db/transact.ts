@@ -1,7 +1,7 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import { TransactWriteCommand, type TransactWriteCommandInput } from "@aws-sdk/lib-dynamodb";
 import { dynamo } from "./client.ts";
-import { cancellationReasons } from "../domain/errors.ts";
+import { cancellationReasons } from "./conditions.ts";
 
 export type TransactItems = NonNullable<TransactWriteCommandInput["TransactItems"]>;
 

@@ -1,7 +1,7 @@
 import { UpdateCommand } from "@aws-sdk/lib-dynamodb";
 import { dynamo } from "./client.ts";
 import { config } from "../platform/env.ts";
-import { isConditionFailure } from "../domain/errors.ts";
+import { isConditionFailure } from "./conditions.ts";
 import { nowIso } from "../platform/time.ts";
 import type { Status } from "../domain/statuses.ts";
 import { listPartition, type TableKey } from "./keys.ts";

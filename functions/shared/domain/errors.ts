@@ -1,46 +1,29 @@
-import { ERROR_STATUS, type ErrorCode } from "../http/envelope.ts";
-
 /**
- * An error whose message is safe to show to the caller. Anything else thrown by a handler is
- * reported as a generic 500 and logged.
+ * Why the service refuses to do something, in its own terms. Repositories and workflows throw these;
+ * only the HTTP edge knows which status and spec error code each refusal becomes
+ * (http/error-mapping.ts). The message is written for the caller and is shown as is.
  */
-export class AppError extends Error {
-  readonly code: ErrorCode;
-  readonly status: number;
-  readonly headers: Record<string, string>;
+export type Refusal = "invalid" | "forbidden" | "not_found" | "conflict" | "unprocessable";
 
-  constructor(code: ErrorCode, message: string, headers: Record<string, string> = {}) {
+export class DomainError extends Error {
+  constructor(
+    readonly refusal: Refusal,
+    message: string,
+  ) {
     super(message);
-    this.name = "AppError";
-    this.code = code;
-    this.status = ERROR_STATUS[code];
-    this.headers = headers;
+    this.name = "DomainError";
   }
 }
 
-export const badRequest = (message: string) => new AppError("bad_request", message);
-export const forbidden = (message: string) => new AppError("forbidden", message);
-export const notFound = (message: string) => new AppError("not_found", message);
-export const conflict = (message: string) => new AppError("conflict", message);
-export const unprocessable = (message: string) => new AppError("unprocessable_entity", message);
+/** The request is malformed (an id, a header, a cursor that cannot be what it claims). */
+export const invalidRequest = (message: string) => new DomainError("invalid", message);
+export const forbidden = (message: string) => new DomainError("forbidden", message);
+export const notFound = (message: string) => new DomainError("not_found", message);
+/** The request is well-formed but the current state does not allow it. */
+export const conflict = (message: string) => new DomainError("conflict", message);
+/** The request is well-formed but its content breaks a rule (schema, limits). */
+export const unprocessable = (message: string) => new DomainError("unprocessable", message);
 
-export function isAppError(error: unknown): error is AppError {
-  return error instanceof AppError;
-}
-
-/**
- * True when DynamoDB refused a write because a condition did not hold: someone else moved first.
- * A cancelled transaction counts only when one of its reasons is ConditionalCheckFailed; one
- * cancelled for a conflict, throttling or a validation error is something else entirely.
- */
-export function isConditionFailure(error: unknown): boolean {
-  const name = (error as { name?: string } | null)?.name;
-  if (name === "ConditionalCheckFailedException") return true;
-  return name === "TransactionCanceledException" && cancellationReasons(error).includes("ConditionalCheckFailed");
-}
-
-/** Reasons DynamoDB gave for a cancelled transaction, one per action, `None` where it passed. */
-export function cancellationReasons(error: unknown): string[] {
-  const reasons = (error as { CancellationReasons?: { Code?: string }[] } | null)?.CancellationReasons;
-  return (reasons ?? []).map((reason) => reason.Code ?? "None");
+export function isDomainError(error: unknown): error is DomainError {
+  return error instanceof DomainError;
 }

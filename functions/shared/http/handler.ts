@@ -3,8 +3,9 @@ import { injectLambdaContext } from "@aws-lambda-powertools/logger/middleware";
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from "aws-lambda";
 import { findIllFormedString, formatIssue } from "../platform/zod.ts";
 import type * as z from "../platform/zod.ts";
-import { errorEnvelope, INTERNAL_ERROR_MESSAGE, JSON_CONTENT_TYPE } from "./envelope.ts";
-import { AppError, badRequest, isAppError, unprocessable } from "../domain/errors.ts";
+import { errorEnvelope, JSON_CONTENT_TYPE } from "./envelope.ts";
+import { invalidRequest, unprocessable } from "../domain/errors.ts";
+import { errorReply, HttpError } from "./error-mapping.ts";
 import { logger } from "../platform/logger.ts";
 import { loadNamespaceForOrganization, type NamespaceAccess } from "../db/namespaces.ts";
 import type { NamespaceRecord } from "../domain/namespace.ts";
@@ -101,18 +102,11 @@ export function httpHandler<
 function errorEnvelopeMiddleware(): middy.MiddlewareObj<APIGatewayProxyEvent, APIGatewayProxyResult> {
   return {
     onError: async (request) => {
-      const error = request.error;
-      let appError: AppError;
-      if (isAppError(error)) {
-        appError = error;
-      } else {
-        logger.error("unhandled error", error as Error);
-        appError = new AppError("internal_server_error", INTERNAL_ERROR_MESSAGE);
-      }
+      const reply = errorReply(request.error);
       request.response = {
-        statusCode: appError.status,
-        headers: { "content-type": JSON_CONTENT_TYPE, "cache-control": "no-store", ...appError.headers },
-        body: JSON.stringify(errorEnvelope(appError.code, appError.message)),
+        statusCode: reply.status,
+        headers: { "content-type": JSON_CONTENT_TYPE, "cache-control": "no-store", ...reply.headers },
+        body: JSON.stringify(errorEnvelope(reply.code, reply.message)),
       };
     },
   };
@@ -123,7 +117,7 @@ function readAuthContext(event: APIGatewayProxyEvent): AuthContext {
   const organizationId = authorizer.organizationId;
   if (typeof organizationId !== "string" || organizationId === "") {
     // The authorizer always supplies it; reaching here means the route was exposed without it.
-    throw new AppError("unauthorized", "Missing or invalid API key.");
+    throw new HttpError("unauthorized", "Missing or invalid API key.");
   }
   return { organizationId, keyId: String(authorizer.keyId ?? "") };
 }
@@ -140,7 +134,7 @@ function readTenant(event: APIGatewayProxyEvent): string | null {
   const value = headerValue(event, "x-tenant-id");
   if (value === undefined) return null;
   if (!TENANT_PATTERN.test(value)) {
-    throw badRequest("Invalid x-tenant-id header: it must be 1 to 64 letters or digits.");
+    throw invalidRequest("Invalid x-tenant-id header: it must be 1 to 64 letters or digits.");
   }
   return value;
 }
@@ -152,7 +146,7 @@ function readJsonBody(event: APIGatewayProxyEvent): unknown {
   try {
     return JSON.parse(text);
   } catch {
-    throw badRequest("The request body is not valid JSON.");
+    throw invalidRequest("The request body is not valid JSON.");
   }
 }
 
@@ -161,7 +155,7 @@ function readJsonBody(event: APIGatewayProxyEvent): unknown {
  * Schemas then never see a string that an S3 key, a URL, a header or a stored record cannot carry.
  */
 function parseWith(schema: z.ZodMiniType, input: unknown, code: "bad_request" | "unprocessable_entity"): unknown {
-  const fail = (message: string) => (code === "bad_request" ? badRequest(message) : unprocessable(message));
+  const fail = (message: string) => (code === "bad_request" ? invalidRequest(message) : unprocessable(message));
   const illFormed = findIllFormedString(input);
   if (illFormed) throw fail(formatIssue(illFormed));
   const result = schema.safeParse(input);

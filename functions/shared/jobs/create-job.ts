@@ -1,4 +1,4 @@
-import { badRequest } from "../domain/errors.ts";
+import { invalidRequest } from "../domain/errors.ts";
 import { config } from "../platform/env.ts";
 import { nowIso } from "../platform/time.ts";
 import { insertIngestJob, removeIngestJobRecord } from "../db/ingest-jobs.ts";
@@ -27,7 +27,7 @@ export async function createIngestJob(
     if (item.type === "MANAGED_FILE") await assertManagedFile(namespace.id, item.key, at);
     if (item.type === "FILE") {
       const reason = refusalReason(item.fileUrl);
-      if (reason) throw badRequest(`${at}.fileUrl: ${reason}`);
+      if (reason) throw invalidRequest(`${at}.fileUrl: ${reason}`);
     }
   });
   const job = await insertIngestJob({
@@ -52,9 +52,9 @@ export async function createIngestJob(
 
 async function assertManagedFile(namespaceId: string, key: string, at: string): Promise<void> {
   if (!key.startsWith(uploadPrefix(namespaceId))) {
-    throw badRequest(`${at}.key: file not found in this namespace (use a key returned by the uploads endpoint)`);
+    throw invalidRequest(`${at}.key: file not found in this namespace (use a key returned by the uploads endpoint)`);
   }
   const head = await headObject(key);
-  if (!head) throw badRequest(`${at}.key: file not found; upload it with the presigned URL first`);
-  if (head.size > config.maxUploadBytes()) throw badRequest(`${at}.key: the file is larger than ${config.maxUploadBytes()} bytes`);
+  if (!head) throw invalidRequest(`${at}.key: file not found; upload it with the presigned URL first`);
+  if (head.size > config.maxUploadBytes()) throw invalidRequest(`${at}.key: the file is larger than ${config.maxUploadBytes()} bytes`);
 }

@@ -1,4 +1,4 @@
-import { isConditionFailure } from "../domain/errors.ts";
+import { isConditionFailure } from "../db/conditions.ts";
 import { nowIso } from "../platform/time.ts";
 import { faultPoint } from "../platform/fault-points.ts";
 import { logger } from "../platform/logger.ts";
