@@ -38,7 +38,7 @@ import { partitionOf } from "../functions/shared/jobs/process-document.ts";
 import { loadPartitionIndex, rankBm25 } from "../functions/shared/search/keyword-index.ts";
 import { search } from "../functions/shared/search/search.ts";
 import { embeddedVectorStore } from "../functions/shared/vector-store/embedded.ts";
-import { matchesFilter } from "../functions/shared/vector-store/filter.ts";
+import { matchesFilter } from "../functions/shared/domain/metadata-filter.ts";
 import { config } from "../functions/shared/platform/env.ts";
 import { startLocalStack } from "../local/stack.ts";
 import {

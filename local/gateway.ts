@@ -9,12 +9,8 @@ import type {
   Context,
 } from "aws-lambda";
 import { errorEnvelope, JSON_CONTENT_TYPE } from "../functions/shared/http/envelope.ts";
-import {
-  GATEWAY_ERRORS,
-  type GatewayError,
-  MAX_LAMBDA_EVENT_BYTES,
-  MAX_REQUEST_BODY_BYTES,
-} from "../functions/shared/http/gateway-responses.ts";
+import { GATEWAY_ERRORS, type GatewayError } from "../functions/shared/http/gateway-responses.ts";
+import { MAX_LAMBDA_EVENT_BYTES, MAX_REQUEST_BODY_BYTES } from "../functions/shared/platform/request-limits.ts";
 import { AUTHORIZER, type HttpFunctionDefinition, type Route, ROUTES } from "../lib/routes.ts";
 import { AUTHORIZER_CACHE_TTL_SECONDS } from "../lib/stage-settings.ts";
 import { AuthorizerCache } from "./authorizer-cache.ts";

@@ -13,7 +13,7 @@ import {
   ValidationException,
 } from "@aws-sdk/client-s3vectors";
 import { describe, expect, it, vi } from "vitest";
-import { matchesFilter, type MetadataFilter } from "../../functions/shared/vector-store/filter.ts";
+import { matchesFilter, type MetadataFilter } from "../../functions/shared/domain/metadata-filter.ts";
 import {
   partitionIndexName,
   registryIndexName,

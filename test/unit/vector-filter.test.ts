@@ -3,8 +3,8 @@ import {
   matchesFilter,
   type MetadataFilter,
   metadataFilter,
-  toS3VectorsFilter,
-} from "../../functions/shared/vector-store/filter.ts";
+} from "../../functions/shared/domain/metadata-filter.ts";
+import { toS3VectorsFilter } from "../../functions/shared/vector-store/s3-vectors-filter.ts";
 import * as z from "../../functions/shared/platform/zod.ts";
 
 function firstIssue(value: unknown) {

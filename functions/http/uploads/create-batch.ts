@@ -1,7 +1,8 @@
 import { mapLimited } from "../../shared/platform/concurrency.ts";
 import { created, httpHandler } from "../../shared/http/handler.ts";
 import { namespacePath } from "../../shared/domain/params.ts";
-import { assertUploadable, createUploadTarget, uploadBatchBody } from "../../shared/domain/uploads.ts";
+import { assertUploadable, uploadBatchBody } from "../../shared/domain/uploads.ts";
+import { createUploadTarget } from "../../shared/workflows/uploads.ts";
 
 /** E4: presigned URLs for 1 to 100 files, in request order; one invalid file fails the batch. */
 export const handler = httpHandler({ path: namespacePath, namespace: "active", body: uploadBatchBody }, async ({ namespace, body }) => {

@@ -1,4 +1,4 @@
-import { MAX_LAMBDA_EVENT_BYTES } from "../http/gateway-responses.ts";
+import { MAX_LAMBDA_EVENT_BYTES } from "../platform/request-limits.ts";
 import * as z from "../platform/zod.ts";
 import { ingestConfig, type IngestConfig } from "./ingest-config.ts";
 import type { Status } from "./statuses.ts";

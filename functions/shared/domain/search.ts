@@ -1,5 +1,5 @@
 import * as z from "../platform/zod.ts";
-import { metadataFilter } from "../vector-store/filter.ts";
+import { metadataFilter } from "./metadata-filter.ts";
 import { RERANK_MODELS } from "./hosting.ts";
 
 /**

@@ -2,8 +2,6 @@ import * as z from "../platform/zod.ts";
 import { unprocessable } from "./errors.ts";
 import { config } from "../platform/env.ts";
 import { describeSupportedTypes, resolveFileType } from "../ingest/file-types.ts";
-import { newUploadKey } from "../storage/object-keys.ts";
-import { presignUpload } from "../storage/presign.ts";
 
 const MEDIA_TYPE = /^[A-Za-z0-9][A-Za-z0-9!#$&^_.+-]*\/[A-Za-z0-9][A-Za-z0-9!#$&^_.+-]*(\s*;.*)?$/;
 
@@ -34,9 +32,4 @@ export function assertUploadable(files: UploadFile[], pathPrefix: string): void 
       throw unprocessable(`${at}fileSize: must be at most ${maxBytes} bytes`);
     }
   });
-}
-
-export async function createUploadTarget(namespaceId: string, file: UploadFile): Promise<{ url: string; key: string }> {
-  const key = newUploadKey(namespaceId, file.fileName);
-  return { url: await presignUpload(key, file.contentType, file.fileSize), key };
 }

@@ -6,7 +6,7 @@ import { DELETION_STATUSES } from "../domain/statuses.ts";
 import { embedderFor } from "../embedding/index.ts";
 import { chunkId, parseVectorKey } from "../jobs/chunks-file.ts";
 import { partitionOf } from "../jobs/process-document.ts";
-import { matchesFilter } from "../vector-store/filter.ts";
+import { matchesFilter } from "../domain/metadata-filter.ts";
 import { vectorStore } from "../vector-store/index.ts";
 import { MAX_TOP_K, type MetadataValue } from "../vector-store/types.ts";
 import { type KeywordHit, loadPartitionIndex, rankBm25 } from "./keyword-index.ts";

@@ -1,7 +1,7 @@
 import { endianness } from "node:os";
 import { mkdir, open, readFile, rename, rm } from "node:fs/promises";
 import { dirname } from "node:path";
-import { matchesFilter } from "./filter.ts";
+import { matchesFilter } from "../domain/metadata-filter.ts";
 import {
   clampTopK,
   type MetadataValue,

@@ -2,7 +2,7 @@ import { createHash } from "node:crypto";
 import { setTimeout as sleep } from "node:timers/promises";
 import type { PutInputVector, S3VectorsClient } from "@aws-sdk/client-s3vectors";
 import { logger } from "../platform/logger.ts";
-import { toS3VectorsFilter } from "./filter.ts";
+import { toS3VectorsFilter } from "./s3-vectors-filter.ts";
 import {
   clampTopK,
   type MetadataValue,

@@ -1,6 +1,6 @@
-import type { MetadataFilter } from "./filter.ts";
+import type { MetadataFilter } from "../domain/metadata-filter.ts";
 
-export type { MetadataFilter } from "./filter.ts";
+export type { MetadataFilter } from "../domain/metadata-filter.ts";
 
 export type MetadataValue = string | number | boolean | string[];
 
