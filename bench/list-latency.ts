@@ -13,7 +13,8 @@ import { fileURLToPath } from "node:url";
 import { BatchWriteCommand, QueryCommand } from "@aws-sdk/lib-dynamodb";
 import { dynamo } from "../functions/shared/db/client.ts";
 import { config } from "../functions/shared/platform/env.ts";
-import { insertIngestJob, jobItem, jobTarget } from "../functions/shared/db/ingest-jobs.ts";
+import { jobItem, jobTarget } from "../functions/shared/db/ingest-jobs.ts";
+import { insertJobWithPayload } from "../functions/shared/workflows/ingestion/stored-payloads.ts";
 import { listPartition } from "../functions/shared/db/keys.ts";
 import { INDEX } from "../functions/shared/db/table-schema.ts";
 import { transition } from "../functions/shared/db/transitions.ts";
@@ -37,7 +38,7 @@ import {
 } from "./support.ts";
 
 /**
- * How jobs are written. `transact` is the production path (insertIngestJob, then a transition for
+ * How jobs are written. `transact` is the production path (insertJobWithPayload, then a transition for
  * jobs that are not QUEUED); `batch-write` writes the same items (jobItem) 25 at a time;
  * `auto` starts with `transact` and switches when the projected time for the large namespace is
  * too long.
@@ -85,7 +86,7 @@ async function insertTransact(namespaceId: string, from: number, to: number, con
     Array.from({ length: to - from }, (_, offset) => from + offset),
     concurrency,
     async (index) => {
-      const job = await insertIngestJob({
+      const job = await insertJobWithPayload({
         namespaceId,
         tenantId: null,
         name: `job ${index}`,
@@ -105,7 +106,7 @@ async function insertTransact(namespaceId: string, from: number, to: number, con
   );
 }
 
-/** The record insertIngestJob writes, with the status (and its timestamps) set from the start. */
+/** The record insertJobWithPayload writes, with the status (and its timestamps) set from the start. */
 function jobRecord(namespaceId: string, index: number): IngestJobRecord {
   const now = nowIso();
   const status = statusOf(index);

@@ -1,5 +1,6 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import { insertIngestJob, jobTarget } from "../../functions/shared/db/ingest-jobs.ts";
+import { jobTarget } from "../../functions/shared/db/ingest-jobs.ts";
+import { insertJobWithPayload } from "../../functions/shared/workflows/ingestion/stored-payloads.ts";
 import { listSortKey } from "../../functions/shared/db/keys.ts";
 import { transition } from "../../functions/shared/db/transitions.ts";
 import type { IngestJobRecord } from "../../functions/shared/domain/ingest-job.ts";
@@ -55,7 +56,7 @@ beforeAll(async () => {
   for (let start = 0; start < 300; start += 25) {
     const batch = await Promise.all(
       Array.from({ length: 25 }, (_, offset) =>
-        insertIngestJob({
+        insertJobWithPayload({
           namespaceId: ns.namespaceId,
           tenantId: TENANTS[(start + offset) % 3]!,
           name: `job ${start + offset}`,

@@ -3,8 +3,7 @@ import { dynamo } from "./client.ts";
 import { config } from "../platform/env.ts";
 import { notFound } from "../domain/errors.ts";
 import { isConditionFailure } from "./conditions.ts";
-import type { DocumentRecord, DocumentSource } from "../domain/document.ts";
-import { getObjectText } from "../storage/objects.ts";
+import type { DocumentRecord } from "../domain/document.ts";
 import { toRecord } from "./items.ts";
 import { keys, listIndexAttributes } from "./keys.ts";
 import { transactWrite } from "./transact.ts";
@@ -83,13 +82,6 @@ export async function uploadIsReferenced(objectKey: string): Promise<boolean> {
     }),
   );
   return (result.Items ?? []).length > 0;
-}
-
-export async function documentSource(record: DocumentRecord): Promise<DocumentSource> {
-  if (record.source.type !== "TEXT" || "text" in record.source) return record.source as DocumentSource;
-  const text = record.sourceObjectKey ? await getObjectText(record.sourceObjectKey) : null;
-  if (text === null) throw new Error(`source text of document ${record.id} is missing from storage`);
-  return { type: "TEXT", text };
 }
 
 /** What search needs to know of a document: whether a chunk of a given run is current. */

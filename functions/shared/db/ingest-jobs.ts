@@ -6,15 +6,10 @@ import { cancellationReasons, isConditionFailure } from "./conditions.ts";
 import { newId } from "../platform/ids.ts";
 import type { IngestConfig } from "../domain/ingest-config.ts";
 import type { IngestJobRecord, IngestPayload } from "../domain/ingest-job.ts";
-import { deleteObjects, getObjectText, putObject } from "../storage/objects.ts";
-import { jobPayloadKey } from "../storage/object-keys.ts";
 import { toRecord } from "./items.ts";
 import { keys, listIndexAttributes } from "./keys.ts";
 import { transactWrite } from "./transact.ts";
 import type { Transitionable } from "./transitions.ts";
-
-/** Payloads larger than this live in S3, so a job record never nears DynamoDB's 400 KB item limit. */
-export const INLINE_PAYLOAD_BYTES = 64 * 1024;
 
 export function jobTarget(job: Pick<IngestJobRecord, "id" | "namespaceId" | "tenantId">): Transitionable {
   return { collection: "JOBS", key: keys.ingestJob(job.id), namespaceId: job.namespaceId, tenantId: job.tenantId };
@@ -45,19 +40,14 @@ export async function loadJobForRequest(namespaceId: string, tenantId: string | 
   return job;
 }
 
-export async function jobPayload(record: IngestJobRecord): Promise<IngestPayload> {
-  if (record.payload) return record.payload;
-  const stored = record.payloadObjectKey ? await getObjectText(record.payloadObjectKey) : null;
-  if (stored === null) throw new Error(`payload of ingest job ${record.id} is missing from storage`);
-  return JSON.parse(stored) as IngestPayload;
-}
-
 export interface NewIngestJob {
+  id: string;
   namespaceId: string;
   tenantId: string | null;
   name: string | null;
   externalId: string | null;
-  payload: IngestPayload;
+  /** The payload itself, or where it is stored when too large for the record. */
+  payload: { inline: IngestPayload } | { objectKey: string };
   config: IngestConfig | null;
   documentCount: number;
   now: string;
@@ -65,9 +55,7 @@ export interface NewIngestJob {
 
 /** Writes a QUEUED job (and its externalId reservation); 409 when the externalId is taken. */
 export async function insertIngestJob(input: NewIngestJob): Promise<IngestJobRecord> {
-  const id = newId("ingestJob");
-  const serialised = JSON.stringify(input.payload);
-  const inline = Buffer.byteLength(serialised) <= INLINE_PAYLOAD_BYTES;
+  const id = input.id;
   const record: IngestJobRecord = {
     id,
     namespaceId: input.namespaceId,
@@ -76,7 +64,7 @@ export async function insertIngestJob(input: NewIngestJob): Promise<IngestJobRec
     name: input.name,
     status: "QUEUED",
     error: null,
-    ...(inline ? { payload: input.payload, payloadObjectKey: null } : { payloadObjectKey: jobPayloadKey(input.namespaceId, id) }),
+    ...("inline" in input.payload ? { payload: input.payload.inline, payloadObjectKey: null } : { payloadObjectKey: input.payload.objectKey }),
     config: input.config,
     createdAt: input.now,
     queuedAt: input.now,
@@ -92,7 +80,6 @@ export async function insertIngestJob(input: NewIngestJob): Promise<IngestJobRec
     documentsCompleted: 0,
     documentsFailed: 0,
   };
-  if (!inline) await putObject(record.payloadObjectKey!, serialised, "application/json");
   const table = config.tableName();
   try {
     await transactWrite([
@@ -120,7 +107,6 @@ export async function insertIngestJob(input: NewIngestJob): Promise<IngestJobRec
       },
     ]);
   } catch (error) {
-    if (!inline) await deleteObjects([record.payloadObjectKey!]);
     if (!isConditionFailure(error)) throw error;
     const reasons = cancellationReasons(error);
     if (record.externalId && reasons[0] === "ConditionalCheckFailed") {
@@ -132,7 +118,7 @@ export async function insertIngestJob(input: NewIngestJob): Promise<IngestJobRec
   return record;
 }
 
-/** Removes a job record, its externalId reservation and its stored payload. */
+/** Removes a job record and its externalId reservation (its stored payload is the caller's). */
 export async function removeIngestJobRecord(record: IngestJobRecord): Promise<void> {
   const table = config.tableName();
   await transactWrite([
@@ -150,7 +136,6 @@ export async function removeIngestJobRecord(record: IngestJobRecord): Promise<vo
         ]
       : []),
   ]);
-  if (record.payloadObjectKey) await deleteObjects([record.payloadObjectKey]);
 }
 
 export async function deleteIngestJobItem(jobId: string): Promise<void> {

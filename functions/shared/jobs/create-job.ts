@@ -1,7 +1,7 @@
 import { invalidRequest } from "../domain/errors.ts";
 import { config } from "../platform/env.ts";
 import { nowIso } from "../platform/time.ts";
-import { insertIngestJob, removeIngestJobRecord } from "../db/ingest-jobs.ts";
+import { insertJobWithPayload, removeJobWithPayload } from "../workflows/ingestion/stored-payloads.ts";
 import { type CreateIngestJobInput, type IngestJobRecord, type IngestPayload, normalisePayload, payloadItems } from "../domain/ingest-job.ts";
 import type { NamespaceRecord } from "../domain/namespace.ts";
 import { enqueue } from "../queue/send.ts";
@@ -30,7 +30,7 @@ export async function createIngestJob(
       if (reason) throw invalidRequest(`${at}.fileUrl: ${reason}`);
     }
   });
-  const job = await insertIngestJob({
+  const job = await insertJobWithPayload({
     namespaceId: namespace.id,
     tenantId,
     name: input.name || null,
@@ -44,7 +44,7 @@ export async function createIngestJob(
     await enqueue("ingest", { kind: "job", jobId: job.id, runId: job.runId });
   } catch (error) {
     // Without its message the job would sit QUEUED forever: undo it and let the caller retry.
-    await removeIngestJobRecord(job);
+    await removeJobWithPayload(job);
     throw error;
   }
   return { job, payload };

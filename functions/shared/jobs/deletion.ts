@@ -7,7 +7,8 @@ import { isConditionFailure } from "../db/conditions.ts";
 import { faultPoint } from "../platform/fault-points.ts";
 import { documentTarget, getDocument, uploadIsReferenced } from "../db/documents.ts";
 import { getHosting, removeHosting } from "../db/hosting.ts";
-import { getIngestJob, jobTarget, removeIngestJobRecord } from "../db/ingest-jobs.ts";
+import { getIngestJob, jobTarget } from "../db/ingest-jobs.ts";
+import { removeJobWithPayload } from "../workflows/ingestion/stored-payloads.ts";
 import { keys, listPartition } from "../db/keys.ts";
 import { getNamespace, markNamespaceDeleting, removeNamespaceRecord } from "../db/namespaces.ts";
 import { queryPages } from "../db/query.ts";
@@ -208,7 +209,7 @@ export async function deleteJobCascade(jobId: string, budget: StepBudget): Promi
     await dynamo().send(new DeleteCommand({ TableName: config.tableName(), Key: keys.document(documentId) }));
     await faultPoint("delete:job-document-removed");
   }
-  await removeIngestJobRecord(job);
+  await removeJobWithPayload(job);
   return "done";
 }
 
