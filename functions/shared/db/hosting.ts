@@ -3,13 +3,14 @@ import { GetCommand } from "@aws-sdk/lib-dynamodb";
 import { dynamo } from "./client.ts";
 import { config } from "../platform/env.ts";
 import { conflict, notFound } from "../domain/errors.ts";
-import { cancellationReasons, isConditionFailure } from "./conditions.ts";
+import { isConditionFailure } from "./conditions.ts";
 import { nowIso } from "../platform/time.ts";
 import { applyHostingPatch, type HostingPatch, type HostingRecord, newHosting } from "../domain/hosting.ts";
 import type { NamespaceRecord } from "../domain/namespace.ts";
 import { toRecord } from "./items.ts";
 import { keys } from "./keys.ts";
 import { transactWrite } from "./transact.ts";
+import { release, reserve, writeWithReservations } from "./reservations.ts";
 
 const SLUG_ALPHABET = "abcdefghijklmnopqrstuvwxyz0123456789";
 
@@ -36,14 +37,11 @@ export function hostingItem(record: HostingRecord) {
   return { ...keys.hosting(record.namespaceId), entityType: "Hosting", ...record };
 }
 
-function slugReservation(slug: string, namespaceId: string) {
-  return {
-    Put: {
-      TableName: config.tableName(),
-      Item: { ...keys.hostingSlug(slug), entityType: "HostingSlug", namespaceId },
-      ConditionExpression: "attribute_not_exists(PK)",
-    },
-  };
+/** A generated hosting slug met one already taken: another suffix is tried. */
+class HostingSlugTaken extends Error {}
+
+function slugReservation(slug: string, namespaceId: string, ifTaken: () => Error) {
+  return reserve(keys.hostingSlug(slug), "HostingSlug", { namespaceId }, ifTaken);
 }
 
 /** Enables hosting with its defaults; 409 when it is already enabled. Hosting slugs are global. */
@@ -52,16 +50,16 @@ export async function enableHosting(namespace: NamespaceRecord): Promise<Hosting
   for (let attempt = 0; attempt < 3; attempt += 1) {
     const record = newHosting(namespace, randomSlugSuffix(), nowIso());
     try {
-      await transactWrite([
-        { Put: { TableName: config.tableName(), Item: hostingItem(record), ConditionExpression: "attribute_not_exists(PK)" } },
-        slugReservation(record.slug, namespace.id),
+      await writeWithReservations([
+        {
+          action: { Put: { TableName: config.tableName(), Item: hostingItem(record), ConditionExpression: "attribute_not_exists(PK)" } },
+          ifRefused: () => conflict(`Hosting is already enabled for namespace ${namespace.id}.`),
+        },
+        slugReservation(record.slug, namespace.id, () => new HostingSlugTaken()),
       ]);
       return record;
     } catch (error) {
-      if (!isConditionFailure(error)) throw error;
-      if (cancellationReasons(error)[0] === "ConditionalCheckFailed") {
-        throw conflict(`Hosting is already enabled for namespace ${namespace.id}.`);
-      }
+      if (!(error instanceof HostingSlugTaken)) throw error;
     }
   }
   throw conflict("Could not reserve a unique hosting slug; retry.");
@@ -72,9 +70,9 @@ export async function updateHosting(namespaceId: string, patch: HostingPatch): P
   const next = applyHostingPatch(current, patch, nowIso());
   const table = config.tableName();
   const slugChanged = next.slug !== current.slug;
-  try {
-    await transactWrite([
-      {
+  await writeWithReservations([
+    {
+      action: {
         Put: {
           TableName: table,
           Item: hostingItem(next),
@@ -83,15 +81,12 @@ export async function updateHosting(namespaceId: string, patch: HostingPatch): P
           ExpressionAttributeValues: { ":seen": current.updatedAt },
         },
       },
-      ...(slugChanged
-        ? [slugReservation(next.slug, namespaceId), { Delete: { TableName: table, Key: keys.hostingSlug(current.slug) } }]
-        : []),
-    ]);
-  } catch (error) {
-    if (!isConditionFailure(error)) throw error;
-    if (cancellationReasons(error)[1] === "ConditionalCheckFailed") throw conflict(`Hosting slug "${next.slug}" is taken.`);
-    throw conflict(`Hosting of namespace ${namespaceId} changed while it was being updated; retry.`);
-  }
+      ifRefused: () => conflict(`Hosting of namespace ${namespaceId} changed while it was being updated; retry.`),
+    },
+    ...(slugChanged
+      ? [slugReservation(next.slug, namespaceId, () => conflict(`Hosting slug "${next.slug}" is taken.`)), release(keys.hostingSlug(current.slug))]
+      : []),
+  ]);
   return next;
 }
 

@@ -2,13 +2,12 @@ import { DeleteCommand, GetCommand } from "@aws-sdk/lib-dynamodb";
 import { dynamo } from "./client.ts";
 import { config } from "../platform/env.ts";
 import { conflict, notFound } from "../domain/errors.ts";
-import { cancellationReasons, isConditionFailure } from "./conditions.ts";
 import { newId } from "../platform/ids.ts";
 import type { IngestConfig } from "../domain/ingest-config.ts";
 import type { IngestJobRecord, IngestPayload } from "../domain/ingest-job.ts";
 import { toRecord } from "./items.ts";
 import { keys, listIndexAttributes } from "./keys.ts";
-import { transactWrite } from "./transact.ts";
+import { release, reserve, writeWithReservations } from "./reservations.ts";
 import type { Transitionable } from "./transitions.ts";
 
 export function jobTarget(job: Pick<IngestJobRecord, "id" | "namespaceId" | "tenantId">): Transitionable {
@@ -81,22 +80,18 @@ export async function insertIngestJob(input: NewIngestJob): Promise<IngestJobRec
     documentsFailed: 0,
   };
   const table = config.tableName();
-  try {
-    await transactWrite([
-      ...(record.externalId
-        ? [
-            {
-              Put: {
-                TableName: table,
-                Item: { ...keys.externalId(record.namespaceId, record.externalId), entityType: "ExternalId", jobId: id },
-                ConditionExpression: "attribute_not_exists(PK)",
-              },
-            },
-          ]
-        : []),
-      { Put: { TableName: table, Item: jobItem(record), ConditionExpression: "attribute_not_exists(PK)" } },
-      // A namespace deletion that started after the request was checked must not gain a new job.
-      {
+  await writeWithReservations([
+    ...(record.externalId
+      ? [
+          reserve(keys.externalId(record.namespaceId, record.externalId), "ExternalId", { jobId: id }, () =>
+            conflict(`An ingest job with externalId "${record.externalId}" already exists in this namespace.`),
+          ),
+        ]
+      : []),
+    { action: { Put: { TableName: table, Item: jobItem(record), ConditionExpression: "attribute_not_exists(PK)" } } },
+    // A namespace deletion that started after the request was checked must not gain a new job.
+    {
+      action: {
         ConditionCheck: {
           TableName: table,
           Key: keys.namespace(record.namespaceId),
@@ -105,36 +100,18 @@ export async function insertIngestJob(input: NewIngestJob): Promise<IngestJobRec
           ExpressionAttributeValues: { ":active": "ACTIVE" },
         },
       },
-    ]);
-  } catch (error) {
-    if (!isConditionFailure(error)) throw error;
-    const reasons = cancellationReasons(error);
-    if (record.externalId && reasons[0] === "ConditionalCheckFailed") {
-      throw conflict(`An ingest job with externalId "${record.externalId}" already exists in this namespace.`);
-    }
-    if (reasons[reasons.length - 1] === "ConditionalCheckFailed") throw conflict(`Namespace ${record.namespaceId} is being deleted.`);
-    throw error;
-  }
+      ifRefused: () => conflict(`Namespace ${record.namespaceId} is being deleted.`),
+    },
+  ]);
   return record;
 }
 
 /** Removes a job record and its externalId reservation (its stored payload is the caller's). */
 export async function removeIngestJobRecord(record: IngestJobRecord): Promise<void> {
   const table = config.tableName();
-  await transactWrite([
-    { Delete: { TableName: table, Key: keys.ingestJob(record.id) } },
-    ...(record.externalId
-      ? [
-          {
-            Delete: {
-              TableName: table,
-              Key: keys.externalId(record.namespaceId, record.externalId),
-              ConditionExpression: "attribute_not_exists(PK) OR jobId = :id",
-              ExpressionAttributeValues: { ":id": record.id },
-            },
-          },
-        ]
-      : []),
+  await writeWithReservations([
+    { action: { Delete: { TableName: table, Key: keys.ingestJob(record.id) } } },
+    ...(record.externalId ? [release(keys.externalId(record.namespaceId, record.externalId), { field: "jobId", value: record.id })] : []),
   ]);
 }
 

@@ -2,7 +2,7 @@ import { GetCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
 import { dynamo } from "./client.ts";
 import { config } from "../platform/env.ts";
 import { conflict, forbidden, notFound } from "../domain/errors.ts";
-import { cancellationReasons, isConditionFailure } from "./conditions.ts";
+import { isConditionFailure } from "./conditions.ts";
 import { newId } from "../platform/ids.ts";
 import { nowIso } from "../platform/time.ts";
 import {
@@ -14,7 +14,8 @@ import {
 import { toRecord } from "./items.ts";
 import { keys, organizationListKeys, organizationListPartition } from "./keys.ts";
 import { queryWholePartition } from "./query.ts";
-import { retryingConflicts, transactWrite } from "./transact.ts";
+import { retryingConflicts } from "./transact.ts";
+import { release, reserve, writeWithReservations } from "./reservations.ts";
 
 export type NamespaceAccess = "active" | "any";
 
@@ -70,9 +71,9 @@ export async function createNamespace(organizationId: string, input: CreateNames
     embeddingConfig: input.embeddingConfig ?? defaultEmbeddingConfig(config.defaultEmbeddingProvider()),
     vectorStoreConfig: input.vectorStoreConfig ?? { provider: "MANAGED_VECTORSTORE" },
   };
-  try {
-    await transactWrite([
-      {
+  await writeWithReservations([
+    {
+      action: {
         Put: {
           TableName: config.tableName(),
           Item: {
@@ -84,23 +85,14 @@ export async function createNamespace(organizationId: string, input: CreateNames
           ConditionExpression: "attribute_not_exists(PK)",
         },
       },
-      slugReservation(organizationId, record.slug, record.id),
-    ]);
-  } catch (error) {
-    if (isConditionFailure(error)) throw conflict(`A namespace with slug "${record.slug}" already exists.`);
-    throw error;
-  }
+    },
+    slugReservation(organizationId, record.slug, record.id),
+  ]);
   return record;
 }
 
 function slugReservation(organizationId: string, slug: string, namespaceId: string) {
-  return {
-    Put: {
-      TableName: config.tableName(),
-      Item: { ...keys.namespaceSlug(organizationId, slug), entityType: "NamespaceSlug", namespaceId },
-      ConditionExpression: "attribute_not_exists(PK)",
-    },
-  };
+  return reserve(keys.namespaceSlug(organizationId, slug), "NamespaceSlug", { namespaceId }, () => conflict(`A namespace with slug "${slug}" already exists.`));
 }
 
 export async function updateNamespace(
@@ -113,9 +105,9 @@ export async function updateNamespace(
   const updated: NamespaceRecord = { ...namespace, name, slug, updatedAt: nowIso() };
   const table = config.tableName();
   const slugChanged = slug !== namespace.slug;
-  try {
-    await transactWrite([
-      {
+  await writeWithReservations([
+    {
+      action: {
         Update: {
           TableName: table,
           Key: keys.namespace(namespace.id),
@@ -131,19 +123,10 @@ export async function updateNamespace(
           },
         },
       },
-      ...(slugChanged
-        ? [
-            slugReservation(namespace.organizationId, slug, namespace.id),
-            { Delete: { TableName: table, Key: keys.namespaceSlug(namespace.organizationId, namespace.slug) } },
-          ]
-        : []),
-    ]);
-  } catch (error) {
-    if (!isConditionFailure(error)) throw error;
-    const reasons = cancellationReasons(error);
-    if (reasons[1] === "ConditionalCheckFailed") throw conflict(`A namespace with slug "${slug}" already exists.`);
-    throw conflict(`Namespace ${namespace.id} changed while it was being updated (or is being deleted); retry.`);
-  }
+      ifRefused: () => conflict(`Namespace ${namespace.id} changed while it was being updated (or is being deleted); retry.`),
+    },
+    ...(slugChanged ? [slugReservation(namespace.organizationId, slug, namespace.id), release(keys.namespaceSlug(namespace.organizationId, namespace.slug))] : []),
+  ]);
   return updated;
 }
 
@@ -174,15 +157,8 @@ export async function markNamespaceDeleting(namespace: NamespaceRecord): Promise
 /** Removes the namespace record and its slug reservation: the last step of the deletion cascade. */
 export async function removeNamespaceRecord(namespace: NamespaceRecord): Promise<void> {
   const table = config.tableName();
-  await transactWrite([
-    { Delete: { TableName: table, Key: keys.namespace(namespace.id) } },
-    {
-      Delete: {
-        TableName: table,
-        Key: keys.namespaceSlug(namespace.organizationId, namespace.slug),
-        ConditionExpression: "attribute_not_exists(PK) OR namespaceId = :id",
-        ExpressionAttributeValues: { ":id": namespace.id },
-      },
-    },
+  await writeWithReservations([
+    { action: { Delete: { TableName: table, Key: keys.namespace(namespace.id) } } },
+    release(keys.namespaceSlug(namespace.organizationId, namespace.slug), { field: "namespaceId", value: namespace.id }),
   ]);
 }
