@@ -9,7 +9,7 @@ import { generateApiKey, hashApiKey, keyIdFromHash, keyPreview } from "../domain
 import { toRecord } from "./items.ts";
 import { ALL_ORGANIZATIONS_PARTITION, allOrganizationsListKeys, keys, organizationListKeys, organizationListPartition } from "./keys.ts";
 import { queryWholePartition } from "./query.ts";
-import { transactWrite } from "./transact.ts";
+import { reserve, writeWithReservations } from "./reservations.ts";
 
 export interface OrganizationRecord {
   id: string;
@@ -51,32 +51,29 @@ export async function ensureOrganization(name: string): Promise<{ organization: 
   const now = nowIso();
   const organization: OrganizationRecord = { id: newId("organization"), name, createdAt: now, usageKey: randomBytes(24).toString("base64url") };
   try {
-    await transactWrite([
+    await writeWithReservations([
       {
-        Put: {
-          TableName: config.tableName(),
-          Item: { ...keys.organization(organization.id), ...allOrganizationsListKeys(now, organization.id), entityType: "Organization", ...organization },
-          ConditionExpression: "attribute_not_exists(PK)",
+        action: {
+          Put: {
+            TableName: config.tableName(),
+            Item: { ...keys.organization(organization.id), ...allOrganizationsListKeys(now, organization.id), entityType: "Organization", ...organization },
+            ConditionExpression: "attribute_not_exists(PK)",
+          },
         },
       },
-      {
-        Put: {
-          TableName: config.tableName(),
-          Item: { ...keys.organizationName(name), entityType: "OrganizationName", organizationId: organization.id },
-          ConditionExpression: "attribute_not_exists(PK)",
-        },
-      },
+      reserve(keys.organizationName(name), "OrganizationName", { organizationId: organization.id }, () => new OrganizationNameTaken()),
     ]);
     return { organization, created: true };
   } catch (error) {
+    if (!(error instanceof OrganizationNameTaken)) throw error;
     // Someone created it concurrently: theirs wins.
-    if (isConditionFailure(error)) {
-      const winner = await findOrganizationByName(name);
-      if (winner) return { organization: winner, created: false };
-    }
+    const winner = await findOrganizationByName(name);
+    if (winner) return { organization: winner, created: false };
     throw error;
   }
 }
+
+class OrganizationNameTaken extends Error {}
 
 export async function listOrganizations(): Promise<OrganizationRecord[]> {
   const items = await queryWholePartition("scope", ALL_ORGANIZATIONS_PARTITION);
