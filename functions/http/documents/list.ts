@@ -1,8 +1,6 @@
 import { httpHandler, ok } from "../../shared/http/handler.ts";
 import { findJobForRequest } from "../../shared/db/ingest-jobs.ts";
-import { toRecord } from "../../shared/db/items.ts";
 import { listPage } from "../../shared/db/pager.ts";
-import type { DocumentRecord } from "../../shared/domain/document.ts";
 import { documentListQuery } from "../../shared/domain/list-query.ts";
 import { namespacePath } from "../../shared/domain/params.ts";
 import { documentsToWire } from "../../shared/jobs/wire.ts";
@@ -28,7 +26,7 @@ export const handler = httpHandler(
       cursor: query.cursor ?? null,
       perPage: query.perPage,
     });
-    const records = page.items.map((item) => toRecord<DocumentRecord>(item)).filter((record) => record.namespaceId === namespace.id);
+    const records = page.records.filter((record) => record.namespaceId === namespace.id);
     return ok(await documentsToWire(records), { pagination: page.pagination });
   },
 );

@@ -1,7 +1,5 @@
 import { httpHandler, ok } from "../../shared/http/handler.ts";
-import { toRecord } from "../../shared/db/items.ts";
 import { listPage } from "../../shared/db/pager.ts";
-import type { IngestJobRecord } from "../../shared/domain/ingest-job.ts";
 import { listQuery } from "../../shared/domain/list-query.ts";
 import { namespacePath } from "../../shared/domain/params.ts";
 import { jobsToWire } from "../../shared/jobs/wire.ts";
@@ -21,6 +19,6 @@ export const handler = httpHandler(
       cursor: query.cursor ?? null,
       perPage: query.perPage,
     });
-    return ok(await jobsToWire(page.items.map((item) => toRecord<IngestJobRecord>(item))), { pagination: page.pagination });
+    return ok(await jobsToWire(page.records), { pagination: page.pagination });
   },
 );

@@ -1,4 +1,4 @@
-import { BatchGetCommand, GetCommand, QueryCommand } from "@aws-sdk/lib-dynamodb";
+import { BatchGetCommand, DeleteCommand, GetCommand, QueryCommand } from "@aws-sdk/lib-dynamodb";
 import { dynamo } from "./client.ts";
 import { config } from "../platform/env.ts";
 import { notFound } from "../domain/errors.ts";
@@ -7,7 +7,8 @@ import type { DocumentRecord } from "../domain/document.ts";
 import { toRecord } from "./items.ts";
 import { keys, listIndexAttributes } from "./keys.ts";
 import { transactWrite } from "./transact.ts";
-import type { Transitionable } from "./transitions.ts";
+import { type Transitionable, transitionUpdate } from "./transitions.ts";
+import { jobTarget } from "./ingest-jobs.ts";
 
 export function documentTarget(document: Pick<DocumentRecord, "id" | "namespaceId" | "tenantId">): Transitionable {
   return { collection: "DOCS", key: keys.document(document.id), namespaceId: document.namespaceId, tenantId: document.tenantId };
@@ -115,4 +116,96 @@ export async function getDocuments(documentIds: string[], fields?: readonly stri
     }
   }
   return found;
+}
+
+/**
+ * Deletes the record and, when it belonged to its job's current run, takes it out of that run's
+ * counts in the same transaction, so the job settles without it and never waits for it.
+ */
+export async function removeDocumentRecord(document: DocumentRecord): Promise<void> {
+  const table = config.tableName();
+  const remove = {
+    Delete: {
+      TableName: table,
+      Key: keys.document(document.id),
+      ConditionExpression: "attribute_not_exists(PK) OR #status = :deleting",
+      ExpressionAttributeNames: { "#status": "status" },
+      ExpressionAttributeValues: { ":deleting": "DELETING" },
+    },
+  };
+  const settledAs = document.statusBeforeDelete;
+  const counts: Record<string, number> = { documentsTotal: -1 };
+  if (settledAs === "COMPLETED") counts.documentsCompleted = -1;
+  if (settledAs === "FAILED") counts.documentsFailed = -1;
+  const names: Record<string, string> = {};
+  const adds = Object.entries(counts).map(([field, amount], index) => {
+    names[`#n${index}`] = field;
+    return `#n${index} :v${index}`;
+  });
+  const values = Object.fromEntries(Object.values(counts).map((amount, index) => [`:v${index}`, amount]));
+  try {
+    await transactWrite([
+      remove,
+      {
+        Update: {
+          TableName: table,
+          Key: keys.ingestJob(document.ingestJobId),
+          UpdateExpression: `ADD ${adds.join(", ")}`,
+          ConditionExpression: "attribute_exists(PK) AND runId = :runId",
+          ExpressionAttributeNames: names,
+          ExpressionAttributeValues: { ...values, ":runId": document.runId },
+        },
+      },
+    ]);
+  } catch (error) {
+    if (!isConditionFailure(error)) throw error;
+    // The job is gone or has moved on to another run: the document is no longer counted anywhere.
+    await dynamo().send(new DeleteCommand(remove.Delete));
+  }
+}
+
+/**
+ * Settles one document of a run and counts it on its job in the same transaction, so a duplicate
+ * delivery can never count a document twice. Returns false if the document had already moved on.
+ */
+export async function settleDocument(
+  document: DocumentRecord,
+  outcome: { status: "COMPLETED" | "FAILED"; set: Record<string, unknown> },
+): Promise<boolean> {
+  const documentUpdate = transitionUpdate(documentTarget(document), {
+    to: outcome.status,
+    from: ["QUEUED", "QUEUED_FOR_RESYNC", "PRE_PROCESSING", "PROCESSING"],
+    runId: document.runId,
+    set: outcome.set,
+  });
+  const counter = outcome.status === "COMPLETED" ? "documentsCompleted" : "documentsFailed";
+  try {
+    await transactWrite([
+      { Update: documentUpdate },
+      {
+        Update: {
+          TableName: documentUpdate.TableName,
+          Key: jobTarget({ id: document.ingestJobId, namespaceId: document.namespaceId, tenantId: document.tenantId }).key,
+          UpdateExpression: "ADD #counter :one",
+          ConditionExpression: "attribute_exists(PK) AND runId = :runId",
+          ExpressionAttributeNames: { "#counter": counter },
+          ExpressionAttributeValues: { ":one": 1, ":runId": document.runId },
+        },
+      },
+    ]);
+    return true;
+  } catch (error) {
+    if (isConditionFailure(error)) return false;
+    throw error;
+  }
+}
+
+/** Deletes a document record whatever its state (the job cascade, after the document's data). */
+export async function deleteDocumentItem(documentId: string): Promise<void> {
+  await dynamo().send(new DeleteCommand({ TableName: config.tableName(), Key: keys.document(documentId) }));
+}
+
+/** The document no longer uses its uploaded file. */
+export async function removeUploadReference(objectKey: string, documentId: string): Promise<void> {
+  await dynamo().send(new DeleteCommand({ TableName: config.tableName(), Key: keys.uploadReference(objectKey, documentId) }));
 }

@@ -162,3 +162,17 @@ export async function removeNamespaceRecord(namespace: NamespaceRecord): Promise
     release(keys.namespaceSlug(namespace.organizationId, namespace.slug), { field: "namespaceId", value: namespace.id }),
   ]);
 }
+
+/** Undoes markNamespaceDeleting when the cascade could not be queued. */
+export async function restoreNamespaceActive(namespaceId: string): Promise<void> {
+  await dynamo().send(
+    new UpdateCommand({
+      TableName: config.tableName(),
+      Key: keys.namespace(namespaceId),
+      UpdateExpression: "SET #status = :active",
+      ConditionExpression: "#status = :deleting",
+      ExpressionAttributeNames: { "#status": "status" },
+      ExpressionAttributeValues: { ":active": "ACTIVE", ":deleting": "DELETING" },
+    }),
+  );
+}

@@ -5,9 +5,14 @@ import { type CursorScope, decodeCursor, encodeCursor } from "./cursor.ts";
 import { listPartition, type ListScope, parentPartition } from "./keys.ts";
 import { serviceSecret } from "./service-secret.ts";
 import { INDEX, type IndexKey, LIST_SORT_KEY } from "./table-schema.ts";
+import { toRecord } from "./items.ts";
+import type { DocumentRecord } from "../domain/document.ts";
+import type { IngestJobRecord } from "../domain/ingest-job.ts";
 
-export interface PageRequest {
-  collection: "JOBS" | "DOCS";
+type Listed = { JOBS: IngestJobRecord; DOCS: DocumentRecord };
+
+export interface PageRequest<C extends keyof Listed = keyof Listed> {
+  collection: C;
   namespaceId: string;
   tenantId: string | null;
   statuses: string[] | null;
@@ -40,7 +45,7 @@ interface Source {
  * items per partition whatever the size of the namespace, and pages are always full when enough
  * records remain. Several statuses are read in parallel and merged.
  */
-export async function listPage(request: PageRequest): Promise<{ items: Item[]; pagination: Pagination }> {
+export async function listPage<C extends keyof Listed>(request: PageRequest<C>): Promise<{ records: Listed[C][]; pagination: Pagination }> {
   const secret = await serviceSecret("cursor");
   const scope: CursorScope = {
     collection: request.collection,
@@ -74,7 +79,7 @@ export async function listPage(request: PageRequest): Promise<{ items: Item[]; p
     if (hasMore && first) prevCursor = cursorAt(first);
     if (last && (await anyBeyond(sources, sortKeyOf(last), requestedAscending))) nextCursor = cursorAt(last);
   }
-  return { items: rows, pagination: { nextCursor, prevCursor, hasMore } };
+  return { records: rows.map((row) => toRecord<Listed[C]>(row)), pagination: { nextCursor, prevCursor, hasMore } };
 }
 
 function sourcesFor(request: PageRequest): Source[] {

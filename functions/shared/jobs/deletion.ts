@@ -1,18 +1,13 @@
 import { setTimeout as sleep } from "node:timers/promises";
-import { DeleteCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
-import { dynamo } from "../db/client.ts";
-import { config } from "../platform/env.ts";
 import { conflict } from "../domain/errors.ts";
-import { isConditionFailure } from "../db/conditions.ts";
 import { faultPoint } from "../platform/fault-points.ts";
-import { documentTarget, getDocument, uploadIsReferenced } from "../db/documents.ts";
+import { deleteDocumentItem, documentTarget, getDocument, removeDocumentRecord, removeUploadReference, uploadIsReferenced } from "../db/documents.ts";
 import { getHosting, removeHosting } from "../db/hosting.ts";
 import { getIngestJob, jobTarget } from "../db/ingest-jobs.ts";
 import { removeJobWithPayload } from "../workflows/ingestion/stored-payloads.ts";
-import { keys, listPartition } from "../db/keys.ts";
-import { getNamespace, markNamespaceDeleting, removeNamespaceRecord } from "../db/namespaces.ts";
+import { listPartition } from "../db/keys.ts";
+import { getNamespace, markNamespaceDeleting, removeNamespaceRecord, restoreNamespaceActive } from "../db/namespaces.ts";
 import { queryPages } from "../db/query.ts";
-import { transactWrite } from "../db/transact.ts";
 import { transition } from "../db/transitions.ts";
 import type { DocumentRecord, VectorGeneration } from "../domain/document.ts";
 import type { IngestJobRecord } from "../domain/ingest-job.ts";
@@ -75,18 +70,7 @@ export async function requestDocumentDeletion(document: DocumentRecord): Promise
 /** Namespace delete: DELETING at once (no new work can enter), the cascade queued. */
 export async function beginNamespaceDeletion(namespace: NamespaceRecord): Promise<NamespaceRecord> {
   const deleting = await markNamespaceDeleting(namespace);
-  await queueOrUndo({ kind: "namespace", namespaceId: namespace.id }, () =>
-    dynamo().send(
-      new UpdateCommand({
-        TableName: config.tableName(),
-        Key: keys.namespace(namespace.id),
-        UpdateExpression: "SET #status = :active",
-        ConditionExpression: "#status = :deleting",
-        ExpressionAttributeNames: { "#status": "status" },
-        ExpressionAttributeValues: { ":active": "ACTIVE", ":deleting": "DELETING" },
-      }),
-    ),
-  );
+  await queueOrUndo({ kind: "namespace", namespaceId: namespace.id }, () => restoreNamespaceActive(namespace.id));
   return deleting;
 }
 
@@ -127,7 +111,7 @@ async function purgeDocumentData(document: DocumentRecord, namespace: NamespaceR
   await deletePrefix(keywordDocumentPrefix(document.namespaceId, document.tenantId, document.id));
   if (document.source.type === "MANAGED_FILE") {
     const key = document.source.key;
-    await dynamo().send(new DeleteCommand({ TableName: config.tableName(), Key: keys.uploadReference(key, document.id) }));
+    await removeUploadReference(key, document.id);
     if (!(await uploadIsReferenced(key))) await deleteObjects([key]);
   }
 }
@@ -142,52 +126,6 @@ export async function deleteDocumentCascade(documentId: string): Promise<void> {
   await faultPoint("delete:document-purged");
   await removeDocumentRecord(document);
   await finishJobIfDone(document.ingestJobId, document.runId);
-}
-
-/**
- * Deletes the record and, when it belonged to its job's current run, takes it out of that run's
- * counts in the same transaction, so the job settles without it and never waits for it.
- */
-async function removeDocumentRecord(document: DocumentRecord): Promise<void> {
-  const table = config.tableName();
-  const remove = {
-    Delete: {
-      TableName: table,
-      Key: keys.document(document.id),
-      ConditionExpression: "attribute_not_exists(PK) OR #status = :deleting",
-      ExpressionAttributeNames: { "#status": "status" },
-      ExpressionAttributeValues: { ":deleting": "DELETING" },
-    },
-  };
-  const settledAs = document.statusBeforeDelete;
-  const counts: Record<string, number> = { documentsTotal: -1 };
-  if (settledAs === "COMPLETED") counts.documentsCompleted = -1;
-  if (settledAs === "FAILED") counts.documentsFailed = -1;
-  const names: Record<string, string> = {};
-  const adds = Object.entries(counts).map(([field, amount], index) => {
-    names[`#n${index}`] = field;
-    return `#n${index} :v${index}`;
-  });
-  const values = Object.fromEntries(Object.values(counts).map((amount, index) => [`:v${index}`, amount]));
-  try {
-    await transactWrite([
-      remove,
-      {
-        Update: {
-          TableName: table,
-          Key: keys.ingestJob(document.ingestJobId),
-          UpdateExpression: `ADD ${adds.join(", ")}`,
-          ConditionExpression: "attribute_exists(PK) AND runId = :runId",
-          ExpressionAttributeNames: names,
-          ExpressionAttributeValues: { ...values, ":runId": document.runId },
-        },
-      },
-    ]);
-  } catch (error) {
-    if (!isConditionFailure(error)) throw error;
-    // The job is gone or has moved on to another run: the document is no longer counted anywhere.
-    await dynamo().send(new DeleteCommand(remove.Delete));
-  }
 }
 
 /** E7's work: every document of the job, then the job itself. */
@@ -206,7 +144,7 @@ export async function deleteJobCascade(jobId: string, budget: StepBudget): Promi
       ...(DELETION_STATUSES.includes(document.status) ? {} : { copy: { statusBeforeDelete: "status" } }),
     });
     await purgeDocumentData(deleting ?? document, namespace);
-    await dynamo().send(new DeleteCommand({ TableName: config.tableName(), Key: keys.document(documentId) }));
+    await deleteDocumentItem(documentId);
     await faultPoint("delete:job-document-removed");
   }
   await removeJobWithPayload(job);
@@ -256,7 +194,7 @@ export async function deleteNamespaceCascade(namespaceId: string, budget: StepBu
       }
       // Its job record went first in an interrupted cascade.
       await purgeDocumentData(document, namespace);
-      await dynamo().send(new DeleteCommand({ TableName: config.tableName(), Key: keys.document(document.id) }));
+      await deleteDocumentItem(document.id);
     }
   }
   await faultPoint("delete:namespace-records-removed");

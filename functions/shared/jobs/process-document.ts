@@ -3,7 +3,7 @@ import { nowIso } from "../platform/time.ts";
 import { config } from "../platform/env.ts";
 import { faultPoint } from "../platform/fault-points.ts";
 import { logger } from "../platform/logger.ts";
-import { documentTarget, getDocument } from "../db/documents.ts";
+import { documentTarget, getDocument, settleDocument } from "../db/documents.ts";
 import { documentSource } from "../workflows/ingestion/stored-payloads.ts";
 import { getIngestJob } from "../db/ingest-jobs.ts";
 import { getNamespace } from "../db/namespaces.ts";
@@ -25,7 +25,7 @@ import { vectorStore } from "../vector-store/index.ts";
 import type { MetadataValue, VectorPartition } from "../vector-store/types.ts";
 import { type ChunksFile, chunkId, vectorKey, vectorKeysOf } from "./chunks-file.ts";
 import { FileFetchError, fetchPublicFile } from "../fetch/public-url.ts";
-import { finishJobIfDone, settleDocument } from "./run-job.ts";
+import { finishJobIfDone } from "./run-job.ts";
 import type { StepBudget } from "../worker/step-budget.ts";
 
 /** A failure that retrying cannot fix (bad file, rejected credentials): the document fails at once. */

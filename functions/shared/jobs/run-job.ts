@@ -1,13 +1,11 @@
-import { isConditionFailure } from "../db/conditions.ts";
 import { nowIso } from "../platform/time.ts";
 import { faultPoint } from "../platform/fault-points.ts";
 import { logger } from "../platform/logger.ts";
-import { documentTarget, getDocument, getDocuments, insertDocumentIfAbsent } from "../db/documents.ts";
+import { getDocument, getDocuments, insertDocumentIfAbsent } from "../db/documents.ts";
 import { getIngestJob, jobTarget } from "../db/ingest-jobs.ts";
 import { jobPayload } from "../workflows/ingestion/stored-payloads.ts";
 import { getNamespace } from "../db/namespaces.ts";
-import { transactWrite } from "../db/transact.ts";
-import { transition, transitionUpdate } from "../db/transitions.ts";
+import { transition } from "../db/transitions.ts";
 import type { DocumentRecord } from "../domain/document.ts";
 import { type IngestJobRecord, type PayloadItem, payloadItems } from "../domain/ingest-job.ts";
 import { DELETION_STATUSES, FINAL_STATUSES, QUEUED_STATUSES, type Status } from "../domain/statuses.ts";
@@ -200,38 +198,3 @@ export async function failJobRun(jobId: string, runId: string, reason: string): 
   }
 }
 
-/**
- * Settles one document of a run and counts it on its job in the same transaction, so a duplicate
- * delivery can never count a document twice. Returns false if the document had already moved on.
- */
-export async function settleDocument(
-  document: DocumentRecord,
-  outcome: { status: "COMPLETED" | "FAILED"; set: Record<string, unknown> },
-): Promise<boolean> {
-  const documentUpdate = transitionUpdate(documentTarget(document), {
-    to: outcome.status,
-    from: ["QUEUED", "QUEUED_FOR_RESYNC", "PRE_PROCESSING", "PROCESSING"],
-    runId: document.runId,
-    set: outcome.set,
-  });
-  const counter = outcome.status === "COMPLETED" ? "documentsCompleted" : "documentsFailed";
-  try {
-    await transactWrite([
-      { Update: documentUpdate },
-      {
-        Update: {
-          TableName: documentUpdate.TableName,
-          Key: jobTarget({ id: document.ingestJobId, namespaceId: document.namespaceId, tenantId: document.tenantId }).key,
-          UpdateExpression: "ADD #counter :one",
-          ConditionExpression: "attribute_exists(PK) AND runId = :runId",
-          ExpressionAttributeNames: { "#counter": counter },
-          ExpressionAttributeValues: { ":one": 1, ":runId": document.runId },
-        },
-      },
-    ]);
-    return true;
-  } catch (error) {
-    if (isConditionFailure(error)) return false;
-    throw error;
-  }
-}

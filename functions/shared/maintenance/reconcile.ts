@@ -4,7 +4,7 @@ import { reconcileObjects } from "./orphan-objects.ts";
 import { reconcileVectors } from "./orphan-vectors.ts";
 import { emptyReport, type ReconcileReport } from "./report.ts";
 import { sweepStuckRecords } from "./sweeper.ts";
-import { scanTable } from "./table-scan.ts";
+import { scanTable } from "../db/table-scan.ts";
 
 export type { ReconcileReport } from "./report.ts";
 

@@ -12,7 +12,7 @@ import { logger } from "../platform/logger.ts";
 import { enqueue } from "../queue/send.ts";
 import { ageMs, outOfTime, type ReconcileContext } from "./context.ts";
 import { addFinding } from "./report.ts";
-import type { TableInventory } from "./table-scan.ts";
+import type { TableInventory } from "../db/table-scan.ts";
 
 export const STUCK_REASON = "worker stopped responding";
 

@@ -1,4 +1,4 @@
-import { type FieldCondition, type FilterScalar, isPlainObject, type MetadataFilter } from "../domain/metadata-filter.ts";
+import { type FilterScalar, isPlainObject, type MetadataFilter } from "../domain/metadata-filter.ts";
 
 /** The JSON shape the S3 Vectors `filter` parameter takes. */
 export type S3FilterValue = FilterScalar | S3FilterValue[] | S3VectorsFilter;

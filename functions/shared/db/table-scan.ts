@@ -1,7 +1,7 @@
 import { ScanCommand } from "@aws-sdk/lib-dynamodb";
-import { dynamo } from "../db/client.ts";
+import { dynamo } from "./client.ts";
 import { config } from "../platform/env.ts";
-import { toRecord } from "../db/items.ts";
+import { toRecord } from "./items.ts";
 import type { DocumentRecord } from "../domain/document.ts";
 import type { IngestJobRecord } from "../domain/ingest-job.ts";
 import type { NamespaceRecord } from "../domain/namespace.ts";
