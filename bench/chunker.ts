@@ -9,7 +9,7 @@
 import { performance } from "node:perf_hooks";
 import { fileURLToPath } from "node:url";
 import { RecursiveCharacterTextSplitter } from "@langchain/textsplitters";
-import { chunkText } from "../functions/shared/ingest/chunker.ts";
+import { chunkText } from "../functions/shared/text/chunker.ts";
 import { isEntryPoint, seededRandom, saveResults } from "./support.ts";
 
 const WORDS = (

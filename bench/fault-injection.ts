@@ -9,10 +9,10 @@ import { ensureOrganization, issueApiKey } from "../functions/shared/db/organiza
 import type { DocumentRecord } from "../functions/shared/domain/document.ts";
 import type { IngestJobRecord } from "../functions/shared/domain/ingest-job.ts";
 import { setFaultInjector } from "../functions/shared/platform/fault-points.ts";
-import { parseVectorKey } from "../functions/shared/jobs/chunks-file.ts";
+import { parseVectorKey } from "../functions/shared/domain/chunks.ts";
 import { logger } from "../functions/shared/platform/logger.ts";
-import { reconcile, type ReconcileReport } from "../functions/shared/maintenance/reconcile.ts";
-import { totalRepairs } from "../functions/shared/maintenance/report.ts";
+import { reconcile, type ReconcileReport } from "../functions/shared/workflows/maintenance/run-reconciliation.ts";
+import { totalRepairs } from "../functions/shared/workflows/maintenance/report.ts";
 import { embeddedVectorStore } from "../functions/shared/vector-store/embedded.ts";
 import { type LocalStack, startLocalStack } from "../local/stack.ts";
 import { isEntryPoint, seededRandom, saveResults } from "./support.ts";

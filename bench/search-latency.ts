@@ -30,13 +30,11 @@ import { keys as tableKeys } from "../functions/shared/db/keys.ts";
 import { getNamespace } from "../functions/shared/db/namespaces.ts";
 import { resolveApiKey } from "../functions/shared/db/organizations.ts";
 import { searchBody } from "../functions/shared/domain/search.ts";
-import { DELETION_STATUSES } from "../functions/shared/domain/statuses.ts";
 import { embedderFor } from "../functions/shared/embedding/index.ts";
-import { chunkText } from "../functions/shared/ingest/chunker.ts";
-import { parseVectorKey } from "../functions/shared/jobs/chunks-file.ts";
-import { partitionOf } from "../functions/shared/jobs/process-document.ts";
-import { loadPartitionIndex, rankBm25 } from "../functions/shared/search/keyword-index.ts";
-import { search } from "../functions/shared/search/search.ts";
+import { chunkText } from "../functions/shared/text/chunker.ts";
+import { parseVectorKey } from "../functions/shared/domain/chunks.ts";
+import { loadPartitionIndex, rankBm25 } from "../functions/shared/keyword-index/bm25.ts";
+import { search } from "../functions/shared/workflows/search.ts";
 import { embeddedVectorStore } from "../functions/shared/vector-store/embedded.ts";
 import { matchesFilter } from "../functions/shared/domain/metadata-filter.ts";
 import { config } from "../functions/shared/platform/env.ts";
@@ -58,6 +56,7 @@ import {
   sleep,
   saveResults
 } from "./support.ts";
+import { partitionOf } from "../functions/shared/domain/partitions.ts";
 
 const FUNCTION_WORDS = (
   "the of and to in a is that for it as was with be by on not this are or from at which but have an " +

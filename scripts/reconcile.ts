@@ -1,7 +1,7 @@
 import { parseArgs } from "node:util";
 import { ENV } from "../functions/shared/platform/env-names.ts";
-import { RECONCILE_DEFAULTS, reconcile, type ReconcileOptions, type ReconcileReport } from "../functions/shared/maintenance/reconcile.ts";
-import { totalRepairs } from "../functions/shared/maintenance/report.ts";
+import { RECONCILE_DEFAULTS, reconcile, type ReconcileOptions, type ReconcileReport } from "../functions/shared/workflows/maintenance/run-reconciliation.ts";
+import { totalRepairs } from "../functions/shared/workflows/maintenance/report.ts";
 import { logger } from "../functions/shared/platform/logger.ts";
 import { useRunningLocalStack } from "./local-target.ts";
 import { runWhenMain } from "./cli.ts";

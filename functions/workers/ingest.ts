@@ -1,7 +1,8 @@
 import { ingestMessage } from "../shared/queue/messages.ts";
 import { sqsWorker } from "../shared/worker/sqs-worker.ts";
-import { failJobRun, startJobRun } from "../shared/jobs/run-job.ts";
-import { failDocument, processDocument } from "../shared/jobs/process-document.ts";
+import { startJobRun } from "../shared/workflows/ingestion/run-job.ts";
+import { processDocument } from "../shared/workflows/ingestion/process-document.ts";
+import { failJobRun, failDocument } from "../shared/workflows/ingestion/settlement.ts";
 
 /**
  * Ingestion: a `job` message creates a run's documents and fans out one `document` message each; a

@@ -1,6 +1,6 @@
 import type { Context } from "aws-lambda";
 import { logger } from "../shared/platform/logger.ts";
-import { reconcile, type ReconcileReport } from "../shared/maintenance/reconcile.ts";
+import { reconcile, type ReconcileReport } from "../shared/workflows/maintenance/run-reconciliation.ts";
 
 /**
  * The scheduled reconciliation (an EventBridge rule invokes it hourly). A manual invocation may pass

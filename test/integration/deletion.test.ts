@@ -107,7 +107,7 @@ describe("deleting a document (E9)", () => {
       const created = await ns.call("POST", "/ingest-jobs", {
         body: { payload: { type: "BATCH", items: [{ type: "TEXT", text: "kept" }, { type: "TEXT", text: "dropped" }] } },
       });
-      const { startJobRun } = await import("../../functions/shared/jobs/run-job.ts");
+      const { startJobRun } = await import("../../functions/shared/workflows/ingestion/run-job.ts");
       const record = await getIngestJob(created.body.data.id);
       await startJobRun(record!.id, record!.runId);
       documentId = record!.documentIds[1]!;

@@ -246,7 +246,7 @@ describe("error rows", () => {
     try {
       const job = await ingestText(ns, "waiting text");
       // Workers are stopped, so the job's documents do not exist yet; run only the job step by hand.
-      const { startJobRun } = await import("../../functions/shared/jobs/run-job.ts");
+      const { startJobRun } = await import("../../functions/shared/workflows/ingestion/run-job.ts");
       const stored = (await ns.call("GET", `/ingest-jobs/${job.id}`)).body.data;
       expect(stored.status).toBe("QUEUED");
       const { getIngestJob } = await import("../../functions/shared/db/ingest-jobs.ts");

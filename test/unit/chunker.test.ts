@@ -5,7 +5,7 @@ import {
   type TextChunk,
   DEFAULT_CHUNK_OPTIONS,
   chunkText,
-} from "../../functions/shared/ingest/chunker.ts";
+} from "../../functions/shared/text/chunker.ts";
 import { seededRandom } from "../support/seeded-random.ts";
 
 // ---------------------------------------------------------------------------------------------

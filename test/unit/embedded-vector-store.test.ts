@@ -4,7 +4,9 @@ import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { EmbeddedVectorStore, embeddedVectorStore } from "../../functions/shared/vector-store/embedded.ts";
 import { vectorStore } from "../../functions/shared/vector-store/index.ts";
-import type { MetadataFilter, VectorPartition, VectorRecord } from "../../functions/shared/vector-store/types.ts";
+import type { VectorRecord } from "../../functions/shared/vector-store/types.ts";
+import { type VectorPartition } from "../../functions/shared/domain/partitions.ts";
+import { type MetadataFilter } from "../../functions/shared/domain/metadata-filter.ts";
 
 const DIM = 8;
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { buildPartitionIndex, buildSegment, rankBm25 } from "../../functions/shared/search/keyword-index.ts";
-import type { ChunksFile } from "../../functions/shared/jobs/chunks-file.ts";
+import { buildPartitionIndex, buildSegment, rankBm25 } from "../../functions/shared/keyword-index/bm25.ts";
+import type { ChunksFile } from "../../functions/shared/domain/chunks.ts";
 
 function chunksFile(texts: string[]): ChunksFile {
   return {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { DocumentRecord } from "../../functions/shared/domain/document.ts";
-import { ownerOf } from "../../functions/shared/maintenance/orphan-objects.ts";
-import { vectorOrphanReason } from "../../functions/shared/maintenance/orphan-vectors.ts";
+import { ownerOf } from "../../functions/shared/workflows/maintenance/orphan-objects.ts";
+import { vectorOrphanReason } from "../../functions/shared/workflows/maintenance/orphan-vectors.ts";
 
 describe("ownerOf", () => {
   it.each([

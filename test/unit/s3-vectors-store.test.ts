@@ -19,7 +19,8 @@ import {
   registryIndexName,
   S3VectorsStore,
 } from "../../functions/shared/vector-store/s3-vectors.ts";
-import type { VectorPartition, VectorRecord } from "../../functions/shared/vector-store/types.ts";
+import type { VectorRecord } from "../../functions/shared/vector-store/types.ts";
+import { type VectorPartition } from "../../functions/shared/domain/partitions.ts";
 
 const BUCKET = "vectors-test";
 const INDEX_NAME_RULE = /^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/;

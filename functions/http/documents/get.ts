@@ -1,7 +1,7 @@
 import { httpHandler, ok } from "../../shared/http/handler.ts";
 import { loadDocumentForRequest } from "../../shared/db/documents.ts";
 import { documentPath } from "../../shared/domain/params.ts";
-import { documentsToWire } from "../../shared/jobs/wire.ts";
+import { documentsToWire } from "../../shared/workflows/records-to-wire.ts";
 
 export const handler = httpHandler({ path: documentPath, tenant: true, namespace: "any" }, async ({ namespace, tenantId, path }) => {
   const document = await loadDocumentForRequest(namespace.id, tenantId, path.documentId);

@@ -3,7 +3,7 @@ import { findJobForRequest } from "../../shared/db/ingest-jobs.ts";
 import { listPage } from "../../shared/db/pager.ts";
 import { documentListQuery } from "../../shared/domain/list-query.ts";
 import { namespacePath } from "../../shared/domain/params.ts";
-import { documentsToWire } from "../../shared/jobs/wire.ts";
+import { documentsToWire } from "../../shared/workflows/records-to-wire.ts";
 
 /** Documents of a namespace, or of one ingest job with `ingestJobId`; paginated like E5. */
 export const handler = httpHandler(

@@ -1,7 +1,7 @@
 import { httpHandler, ok } from "../../shared/http/handler.ts";
 import { loadJobForRequest } from "../../shared/db/ingest-jobs.ts";
 import { jobPath } from "../../shared/domain/params.ts";
-import { jobsToWire } from "../../shared/jobs/wire.ts";
+import { jobsToWire } from "../../shared/workflows/records-to-wire.ts";
 
 /** E6. */
 export const handler = httpHandler({ path: jobPath, tenant: true, namespace: "any" }, async ({ namespace, tenantId, path }) => {

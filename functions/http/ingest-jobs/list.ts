@@ -2,7 +2,7 @@ import { httpHandler, ok } from "../../shared/http/handler.ts";
 import { listPage } from "../../shared/db/pager.ts";
 import { listQuery } from "../../shared/domain/list-query.ts";
 import { namespacePath } from "../../shared/domain/params.ts";
-import { jobsToWire } from "../../shared/jobs/wire.ts";
+import { jobsToWire } from "../../shared/workflows/records-to-wire.ts";
 
 /** E5: cursor-paginated, newest first by default; with x-tenant-id only that tenant's jobs. */
 export const handler = httpHandler(

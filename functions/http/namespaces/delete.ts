@@ -1,5 +1,5 @@
 import { httpHandler, ok } from "../../shared/http/handler.ts";
-import { beginNamespaceDeletion } from "../../shared/jobs/deletion.ts";
+import { beginNamespaceDeletion } from "../../shared/workflows/deletion.ts";
 import { namespacePath } from "../../shared/domain/params.ts";
 import { namespaceToWire } from "../../shared/domain/namespace.ts";
 

@@ -1,7 +1,7 @@
 import { httpHandler, ok } from "../../shared/http/handler.ts";
 import { namespacePath } from "../../shared/domain/params.ts";
 import { searchBody } from "../../shared/domain/search.ts";
-import { search } from "../../shared/search/search.ts";
+import { search } from "../../shared/workflows/search.ts";
 
 /** Semantic, keyword or hybrid search over one partition: the `x-tenant-id` tenant, or records without a tenant. */
 export const handler = httpHandler(

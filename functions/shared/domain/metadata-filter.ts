@@ -7,6 +7,9 @@ import * as z from "../platform/zod.ts";
  * store, which is what the upstream service does with `$not`, `$regex` and friends.
  */
 
+/** A metadata value as stored with a chunk and compared by filters. */
+export type MetadataValue = string | number | boolean | string[];
+
 export type FilterScalar = string | number | boolean;
 
 export interface FieldOperators {
@@ -251,3 +254,4 @@ export function matchesFilter(metadata: Metadata, filter: MetadataFilter): boole
   }
   return true;
 }
+

@@ -2,15 +2,9 @@ import { endianness } from "node:os";
 import { mkdir, open, readFile, rename, rm } from "node:fs/promises";
 import { dirname } from "node:path";
 import { matchesFilter } from "../domain/metadata-filter.ts";
-import {
-  clampTopK,
-  type MetadataValue,
-  type VectorMatch,
-  type VectorPartition,
-  type VectorQueryOptions,
-  type VectorRecord,
-  type VectorStore,
-} from "./types.ts";
+import { clampTopK, type VectorMatch, type VectorQueryOptions, type VectorRecord, type VectorStore } from "./types.ts";
+import { type VectorPartition } from "../domain/partitions.ts";
+import { type MetadataValue } from "../domain/metadata-filter.ts";
 
 /**
  * The local-mode vector store: exact (brute-force) cosine search in process memory. Each partition

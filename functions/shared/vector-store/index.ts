@@ -3,8 +3,6 @@ import { embeddedVectorStore } from "./embedded.ts";
 import { S3VectorsStore } from "./s3-vectors.ts";
 import type { VectorStore } from "./types.ts";
 
-export type { MetadataValue, VectorMatch, VectorPartition, VectorRecord, VectorStore } from "./types.ts";
-export { matchesFilter, metadataFilter, type MetadataFilter } from "../domain/metadata-filter.ts";
 
 let s3VectorsStore: S3VectorsStore | undefined;
 

@@ -3,15 +3,9 @@ import { setTimeout as sleep } from "node:timers/promises";
 import type { PutInputVector, S3VectorsClient } from "@aws-sdk/client-s3vectors";
 import { logger } from "../platform/logger.ts";
 import { toS3VectorsFilter } from "./s3-vectors-filter.ts";
-import {
-  clampTopK,
-  type MetadataValue,
-  type VectorMatch,
-  type VectorPartition,
-  type VectorQueryOptions,
-  type VectorRecord,
-  type VectorStore,
-} from "./types.ts";
+import { clampTopK, type VectorMatch, type VectorQueryOptions, type VectorRecord, type VectorStore } from "./types.ts";
+import { type VectorPartition } from "../domain/partitions.ts";
+import { type MetadataValue } from "../domain/metadata-filter.ts";
 
 /**
  * The deployed store: Amazon S3 Vectors, one vector index per (namespace, tenant) partition, so

@@ -1,25 +1,12 @@
 import type { MetadataFilter } from "../domain/metadata-filter.ts";
-
-export type { MetadataFilter } from "../domain/metadata-filter.ts";
-
-export type MetadataValue = string | number | boolean | string[];
+import type { VectorPartition } from "../domain/partitions.ts";
+import type { MetadataValue } from "../domain/metadata-filter.ts";
 
 export interface VectorRecord {
   key: string;
   vector: Float32Array;
   metadata: Record<string, MetadataValue>;
   text: string;
-}
-
-/**
- * One (namespace, tenant) pair. Partitions are fully isolated: a query with `tenantId: null` sees
- * only what was written with `tenantId: null`, never a tenant's vectors. `dimension` is the
- * namespace's embedding dimension.
- */
-export interface VectorPartition {
-  namespaceId: string;
-  tenantId: string | null;
-  dimension: number;
 }
 
 /** `score` is cosine similarity mapped to 0..1 as (1 + cos) / 2, the same for every backend. */

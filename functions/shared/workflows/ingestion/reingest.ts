@@ -1,13 +1,13 @@
-import { conflict } from "../domain/errors.ts";
-import { faultPoint } from "../platform/fault-points.ts";
-import { newId } from "../platform/ids.ts";
-import { nowIso } from "../platform/time.ts";
-import { documentTarget, getDocuments } from "../db/documents.ts";
-import { getIngestJob, jobTarget } from "../db/ingest-jobs.ts";
-import { transition } from "../db/transitions.ts";
-import type { IngestJobRecord } from "../domain/ingest-job.ts";
-import { DELETION_STATUSES, type Status, WORKING_STATUSES } from "../domain/statuses.ts";
-import { enqueue } from "../queue/send.ts";
+import { conflict } from "../../domain/errors.ts";
+import { faultPoint } from "../../platform/fault-points.ts";
+import { newId } from "../../platform/ids.ts";
+import { nowIso } from "../../platform/time.ts";
+import { documentTarget, getDocuments } from "../../db/documents.ts";
+import { getIngestJob, jobTarget } from "../../db/ingest-jobs.ts";
+import { transition } from "../../db/transitions.ts";
+import type { IngestJobRecord } from "../../domain/ingest-job.ts";
+import { DELETION_STATUSES, type Status, WORKING_STATUSES } from "../../domain/statuses.ts";
+import { enqueue } from "../../queue/send.ts";
 
 const REINGESTABLE: readonly Status[] = ["BACKLOG", "QUEUED", "QUEUED_FOR_RESYNC", "COMPLETED", "FAILED", "CANCELLED"];
 

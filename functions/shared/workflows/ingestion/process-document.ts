@@ -1,32 +1,31 @@
 import { randomUUID } from "node:crypto";
-import { nowIso } from "../platform/time.ts";
-import { config } from "../platform/env.ts";
-import { faultPoint } from "../platform/fault-points.ts";
-import { logger } from "../platform/logger.ts";
-import { documentTarget, getDocument, settleDocument } from "../db/documents.ts";
-import { documentSource } from "../workflows/ingestion/stored-payloads.ts";
-import { getIngestJob } from "../db/ingest-jobs.ts";
-import { getNamespace } from "../db/namespaces.ts";
-import { transition } from "../db/transitions.ts";
-import type { DocumentRecord, ProcessingCheckpoint, VectorGeneration } from "../domain/document.ts";
-import { DEFAULT_CHUNK_SIZE, type IngestConfig, mergeConfigs } from "../domain/ingest-config.ts";
-import { embeddingDimension } from "../domain/embedding-models.ts";
-import type { NamespaceRecord } from "../domain/namespace.ts";
-import { DELETION_STATUSES, FINAL_STATUSES, QUEUED_STATUSES } from "../domain/statuses.ts";
-import { embedderFor, isEmbeddingError } from "../embedding/index.ts";
-import { chunkText } from "../ingest/chunker.ts";
-import { resolveFileType } from "../ingest/file-types.ts";
-import { DocumentParseError, parseDocument, parseText, type ParsedDocument } from "../ingest/parsers.ts";
-import { enqueue } from "../queue/send.ts";
-import { deleteObjects, deletePrefix, getObjectBytes, getObjectText, headObject, putObject } from "../storage/objects.ts";
-import { chunksKey, keywordSegmentKey, stagingChunksKey, stagingRunPrefix } from "../storage/object-keys.ts";
-import { buildSegment, writeSegment } from "../search/keyword-index.ts";
-import { vectorStore } from "../vector-store/index.ts";
-import type { MetadataValue, VectorPartition } from "../vector-store/types.ts";
-import { type ChunksFile, chunkId, vectorKey, vectorKeysOf } from "./chunks-file.ts";
-import { FileFetchError, fetchPublicFile } from "../fetch/public-url.ts";
-import { finishJobIfDone } from "./run-job.ts";
-import type { StepBudget } from "../worker/step-budget.ts";
+import { nowIso } from "../../platform/time.ts";
+import { config } from "../../platform/env.ts";
+import { faultPoint } from "../../platform/fault-points.ts";
+import { documentTarget, getDocument, settleDocument } from "../../db/documents.ts";
+import { documentSource } from "./stored-payloads.ts";
+import { getIngestJob } from "../../db/ingest-jobs.ts";
+import { getNamespace } from "../../db/namespaces.ts";
+import { transition } from "../../db/transitions.ts";
+import type { DocumentRecord, ProcessingCheckpoint, VectorGeneration } from "../../domain/document.ts";
+import { DEFAULT_CHUNK_SIZE, type IngestConfig, mergeConfigs } from "../../domain/ingest-config.ts";
+import type { NamespaceRecord } from "../../domain/namespace.ts";
+import { DELETION_STATUSES, FINAL_STATUSES, QUEUED_STATUSES } from "../../domain/statuses.ts";
+import { embedderFor, isEmbeddingError } from "../../embedding/index.ts";
+import { chunkText } from "../../text/chunker.ts";
+import { resolveFileType } from "../../ingest/file-types.ts";
+import { DocumentParseError, parseDocument, parseText, type ParsedDocument } from "../../ingest/parsers.ts";
+import { enqueue } from "../../queue/send.ts";
+import { deleteObjects, getObjectBytes, getObjectText, headObject, putObject } from "../../storage/objects.ts";
+import { chunksKey, stagingChunksKey } from "../../storage/object-keys.ts";
+import { buildSegment, writeSegment } from "../../keyword-index/bm25.ts";
+import { vectorStore } from "../../vector-store/index.ts";
+import { type ChunksFile, chunkId, vectorKey } from "../../domain/chunks.ts";
+import { FileFetchError, fetchPublicFile } from "../../fetch/public-url.ts";
+import type { StepBudget } from "../step-budget.ts";
+import { partitionOf } from "../../domain/partitions.ts";
+import { afterSettled, finishCleanUpOfSettled, failDocument } from "./settlement.ts";
+import { type MetadataValue } from "../../domain/metadata-filter.ts";
 
 /** A failure that retrying cannot fix (bad file, rejected credentials): the document fails at once. */
 export class PermanentFailure extends Error {}
@@ -208,14 +207,6 @@ function documentMetadata(document: DocumentRecord, settings: IngestConfig): Rec
   };
 }
 
-export function partitionOf(document: Pick<DocumentRecord, "namespaceId" | "tenantId">, namespace: NamespaceRecord): VectorPartition {
-  return {
-    namespaceId: document.namespaceId,
-    tenantId: document.tenantId,
-    dimension: embeddingDimension(namespace.embeddingConfig.provider, namespace.embeddingConfig.model),
-  };
-}
-
 /**
  * Embeds and writes batches from the checkpoint on: `done` when every chunk is indexed, `continue`
  * when the step budget ran out, `stopped` when another delivery or a deletion took the document over.
@@ -305,57 +296,3 @@ async function complete(document: DocumentRecord, chunksFile: ChunksFile): Promi
   if (settledDocument) await afterSettled(settledDocument);
 }
 
-/**
- * The clean-up after a document settles, safe to repeat: remove the retired vector generation and
- * the staging file, then settle the job if this was its last document.
- */
-export async function afterSettled(document: DocumentRecord): Promise<void> {
-  const namespace = await getNamespace(document.namespaceId);
-  if (document.retiredGeneration && namespace) {
-    const retired = document.retiredGeneration;
-    await vectorStore().deleteKeys(partitionOf(document, namespace), vectorKeysOf(document.id, retired.runId, retired.totalChunks));
-    await deleteObjects([keywordSegmentKey(document.namespaceId, document.tenantId, document.id, retired.runId)]);
-    await transition(documentTarget(document), {
-      to: document.status,
-      from: [document.status],
-      runId: document.runId,
-      set: { retiredGeneration: null },
-    });
-  }
-  await deletePrefix(stagingRunPrefix(document.namespaceId, document.id, document.runId));
-  await finishJobIfDone(document.ingestJobId, document.runId);
-}
-
-/**
- * Another delivery settled this run first and may have died before its clean-up (whose message is
- * then gone too, when it was a duplicate of this one's); the clean-up is idempotent, so this one
- * does it again.
- */
-async function finishCleanUpOfSettled(documentId: string, runId: string): Promise<void> {
-  const current = await getDocument(documentId);
-  if (current && current.runId === runId && FINAL_STATUSES.includes(current.status)) await afterSettled(current);
-}
-
-/**
- * Fails the document of this run with a reason. Whatever it had indexed is retired with it, so a
- * FAILED document is never searchable, then the job is settled if this was its last document.
- */
-export async function failDocument(documentId: string, runId: string, reason: string): Promise<void> {
-  const document = await getDocument(documentId);
-  if (!document || document.runId !== runId || DELETION_STATUSES.includes(document.status)) return;
-  // A last try that died after the run settled still owes the run its clean-up.
-  if (FINAL_STATUSES.includes(document.status)) return afterSettled(document);
-  const partial: VectorGeneration | null = document.checkpoint?.runId === runId ? { runId, totalChunks: document.checkpoint.totalChunks } : null;
-  const settled = await settleDocument(document, {
-    status: "FAILED",
-    set: { failedAt: nowIso(), completedAt: null, error: reason, checkpoint: null, generation: null, retiredGeneration: document.generation },
-  });
-  logger.warn("document failed", { documentId, reason });
-  if (!settled) return finishCleanUpOfSettled(documentId, runId);
-  const namespace = await getNamespace(document.namespaceId);
-  if (namespace && partial) await vectorStore().deleteKeys(partitionOf(document, namespace), vectorKeysOf(documentId, runId, partial.totalChunks));
-  // The run may have published its files before it failed (a crash after publishing, on every try).
-  await deleteObjects([chunksKey(document.namespaceId, documentId), keywordSegmentKey(document.namespaceId, document.tenantId, documentId, runId)]);
-  const settledDocument = await getDocument(documentId);
-  if (settledDocument) await afterSettled(settledDocument);
-}

@@ -1,10 +1,10 @@
-import { logger } from "../platform/logger.ts";
+import { logger } from "../../platform/logger.ts";
 import type { ReconcileContext } from "./context.ts";
 import { reconcileObjects } from "./orphan-objects.ts";
 import { reconcileVectors } from "./orphan-vectors.ts";
 import { emptyReport, type ReconcileReport } from "./report.ts";
 import { sweepStuckRecords } from "./sweeper.ts";
-import { scanTable } from "../db/table-scan.ts";
+import { scanTable } from "../../db/table-scan.ts";
 
 export type { ReconcileReport } from "./report.ts";
 

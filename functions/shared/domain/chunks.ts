@@ -1,4 +1,4 @@
-import type { MetadataValue } from "../vector-store/types.ts";
+import { type MetadataValue } from "./metadata-filter.ts";
 
 /** The JSON behind E11's download URL; the agentset chunks.json format. */
 export interface ChunksFile {

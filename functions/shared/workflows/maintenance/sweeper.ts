@@ -1,18 +1,17 @@
-import { documentTarget, getDocument, getDocuments } from "../db/documents.ts";
-import { getIngestJob, jobTarget } from "../db/ingest-jobs.ts";
-import { type Transitionable, transition } from "../db/transitions.ts";
-import type { DocumentRecord } from "../domain/document.ts";
-import type { IngestJobRecord } from "../domain/ingest-job.ts";
-import type { NamespaceRecord } from "../domain/namespace.ts";
-import { DELETION_STATUSES, FINAL_STATUSES, QUEUED_STATUSES } from "../domain/statuses.ts";
-import { failDeletion } from "../jobs/deletion.ts";
-import { failDocument } from "../jobs/process-document.ts";
-import { failJobRun } from "../jobs/run-job.ts";
-import { logger } from "../platform/logger.ts";
-import { enqueue } from "../queue/send.ts";
+import { documentTarget, getDocument, getDocuments } from "../../db/documents.ts";
+import { getIngestJob, jobTarget } from "../../db/ingest-jobs.ts";
+import { type Transitionable, transition } from "../../db/transitions.ts";
+import type { DocumentRecord } from "../../domain/document.ts";
+import type { IngestJobRecord } from "../../domain/ingest-job.ts";
+import type { NamespaceRecord } from "../../domain/namespace.ts";
+import { DELETION_STATUSES, FINAL_STATUSES, QUEUED_STATUSES } from "../../domain/statuses.ts";
+import { failDeletion } from "../deletion.ts";
+import { logger } from "../../platform/logger.ts";
+import { enqueue } from "../../queue/send.ts";
 import { ageMs, outOfTime, type ReconcileContext } from "./context.ts";
 import { addFinding } from "./report.ts";
-import type { TableInventory } from "../db/table-scan.ts";
+import type { TableInventory } from "../../db/table-scan.ts";
+import { failDocument, failJobRun } from "../ingestion/settlement.ts";
 
 export const STUCK_REASON = "worker stopped responding";
 

@@ -1,13 +1,13 @@
-import { getDocuments } from "../db/documents.ts";
-import { getNamespace } from "../db/namespaces.ts";
-import type { DocumentRecord } from "../domain/document.ts";
-import type { NamespaceRecord } from "../domain/namespace.ts";
-import { parseVectorKey } from "../jobs/chunks-file.ts";
-import { partitionOf } from "../jobs/process-document.ts";
-import { vectorStore } from "../vector-store/index.ts";
-import type { VectorPartition } from "../vector-store/types.ts";
+import { getDocuments } from "../../db/documents.ts";
+import { getNamespace } from "../../db/namespaces.ts";
+import type { DocumentRecord } from "../../domain/document.ts";
+import type { NamespaceRecord } from "../../domain/namespace.ts";
+import { parseVectorKey } from "../../domain/chunks.ts";
+import { vectorStore } from "../../vector-store/index.ts";
 import { outOfTime, type ReconcileContext } from "./context.ts";
 import { addFinding } from "./report.ts";
+import { partitionOf } from "../../domain/partitions.ts";
+import { type VectorPartition } from "../../domain/partitions.ts";
 
 type OrphanReason = "documentGone" | "wrongPartition" | "staleRun" | "beyondGeneration" | "malformed";
 

@@ -1,14 +1,14 @@
-import { invalidRequest } from "../domain/errors.ts";
-import { config } from "../platform/env.ts";
-import { nowIso } from "../platform/time.ts";
-import { insertJobWithPayload, removeJobWithPayload } from "../workflows/ingestion/stored-payloads.ts";
-import { type CreateIngestJobInput, type IngestJobRecord, type IngestPayload, normalisePayload, payloadItems } from "../domain/ingest-job.ts";
-import type { NamespaceRecord } from "../domain/namespace.ts";
-import { enqueue } from "../queue/send.ts";
-import { headObject } from "../storage/objects.ts";
-import { uploadPrefix } from "../storage/object-keys.ts";
-import { refusalReason } from "../fetch/public-url.ts";
-import { mapLimited } from "../platform/concurrency.ts";
+import { invalidRequest } from "../../domain/errors.ts";
+import { config } from "../../platform/env.ts";
+import { nowIso } from "../../platform/time.ts";
+import { insertJobWithPayload, removeJobWithPayload } from "./stored-payloads.ts";
+import { type CreateIngestJobInput, type IngestJobRecord, type IngestPayload, normalisePayload, payloadItems } from "../../domain/ingest-job.ts";
+import type { NamespaceRecord } from "../../domain/namespace.ts";
+import { enqueue } from "../../queue/send.ts";
+import { headObject } from "../../storage/objects.ts";
+import { uploadPrefix } from "../../storage/object-keys.ts";
+import { refusalReason } from "../../fetch/public-url.ts";
+import { mapLimited } from "../../platform/concurrency.ts";
 
 /**
  * Creates a QUEUED ingest job and queues its run. Everything that can be known now is checked now

@@ -1,8 +1,8 @@
-import { stem, tokenize } from "../embedding/local-hash.ts";
 import { getObjectText, listKeys, putObject } from "../storage/objects.ts";
 import { keywordPartitionPrefix, keywordSegmentKey } from "../storage/object-keys.ts";
-import type { MetadataValue } from "../vector-store/types.ts";
-import type { ChunksFile } from "../jobs/chunks-file.ts";
+import type { ChunksFile } from "../domain/chunks.ts";
+import { type MetadataValue } from "../domain/metadata-filter.ts";
+import { stem, tokenize } from "../text/analyser.ts";
 
 /**
  * Keyword search without a search cluster: every completed document run writes one immutable

@@ -1,20 +1,19 @@
-import { nowIso } from "../platform/time.ts";
-import { faultPoint } from "../platform/fault-points.ts";
-import { logger } from "../platform/logger.ts";
-import { getDocument, getDocuments, insertDocumentIfAbsent } from "../db/documents.ts";
-import { getIngestJob, jobTarget } from "../db/ingest-jobs.ts";
-import { jobPayload } from "../workflows/ingestion/stored-payloads.ts";
-import { getNamespace } from "../db/namespaces.ts";
-import { transition } from "../db/transitions.ts";
-import type { DocumentRecord } from "../domain/document.ts";
-import { type IngestJobRecord, type PayloadItem, payloadItems } from "../domain/ingest-job.ts";
-import { DELETION_STATUSES, FINAL_STATUSES, QUEUED_STATUSES, type Status } from "../domain/statuses.ts";
-import { enqueueAll } from "../queue/send.ts";
-import { mapLimited } from "../platform/concurrency.ts";
-import { failDocument } from "./process-document.ts";
+import { nowIso } from "../../platform/time.ts";
+import { faultPoint } from "../../platform/fault-points.ts";
+import { getDocument, getDocuments, insertDocumentIfAbsent } from "../../db/documents.ts";
+import { getIngestJob, jobTarget } from "../../db/ingest-jobs.ts";
+import { jobPayload } from "./stored-payloads.ts";
+import { getNamespace } from "../../db/namespaces.ts";
+import { transition } from "../../db/transitions.ts";
+import type { DocumentRecord } from "../../domain/document.ts";
+import { type IngestJobRecord, type PayloadItem, payloadItems } from "../../domain/ingest-job.ts";
+import { DELETION_STATUSES, FINAL_STATUSES, QUEUED_STATUSES } from "../../domain/statuses.ts";
+import { enqueueAll } from "../../queue/send.ts";
+import { mapLimited } from "../../platform/concurrency.ts";
 import { resetDocumentsForRun } from "./reingest.ts";
-import { deleteObjects, putObject } from "../storage/objects.ts";
-import { documentSourceKey, fileNameOfKey } from "../storage/object-keys.ts";
+import { deleteObjects, putObject } from "../../storage/objects.ts";
+import { documentSourceKey, fileNameOfKey } from "../../storage/object-keys.ts";
+import { finishJobIfDone } from "./settlement.ts";
 
 /** TEXT sources larger than this are kept in S3 next to the document rather than in its record. */
 const INLINE_SOURCE_BYTES = 64 * 1024;
@@ -163,38 +162,6 @@ function decodedOrRaw(segment: string): string {
     return decodeURIComponent(segment);
   } catch {
     return segment;
-  }
-}
-
-/** Settles the job once every document of the run is COMPLETED or FAILED. */
-export async function finishJobIfDone(jobId: string, runId: string): Promise<void> {
-  const job = await getIngestJob(jobId);
-  if (!job || job.runId !== runId || job.status !== "PROCESSING") return;
-  const total = job.documentsTotal;
-  if (job.documentsCompleted + job.documentsFailed < total) return;
-  const now = nowIso();
-  const failed = job.documentsFailed > 0;
-  await transition(jobTarget(job), {
-    to: failed ? "FAILED" : "COMPLETED",
-    from: ["PROCESSING"],
-    runId,
-    set: failed
-      ? { failedAt: now, completedAt: null, error: `${job.documentsFailed} of ${total} document(s) failed to process` }
-      : { completedAt: now, failedAt: null, error: null },
-  });
-}
-
-/** Marks a job FAILED when its own step cannot complete (the last delivery of its message failed). */
-export async function failJobRun(jobId: string, runId: string, reason: string): Promise<void> {
-  const job = await getIngestJob(jobId);
-  if (!job || job.runId !== runId) return;
-  const working: Status[] = ["QUEUED", "QUEUED_FOR_RESYNC", "PRE_PROCESSING", "PROCESSING"];
-  await transition(jobTarget(job), { to: "FAILED", from: working, runId, set: { failedAt: nowIso(), completedAt: null, error: reason } });
-  logger.warn("ingest job failed", { jobId, reason });
-  // Documents the step created but never queued would wait for their messages forever.
-  const documents = await getDocuments(job.documentIds);
-  for (const document of documents.values()) {
-    if (document.runId === runId && QUEUED_STATUSES.includes(document.status)) await failDocument(document.id, runId, reason);
   }
 }
 

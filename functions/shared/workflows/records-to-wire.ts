@@ -1,5 +1,5 @@
 import { mapLimited } from "../platform/concurrency.ts";
-import { documentSource, jobPayload } from "../workflows/ingestion/stored-payloads.ts";
+import { documentSource, jobPayload } from "./ingestion/stored-payloads.ts";
 import { type DocumentRecord, documentToWire } from "../domain/document.ts";
 import { type IngestJobRecord, jobToWire } from "../domain/ingest-job.ts";
 

@@ -4,12 +4,13 @@ import type { NamespaceRecord } from "../domain/namespace.ts";
 import type { SearchRequest } from "../domain/search.ts";
 import { DELETION_STATUSES } from "../domain/statuses.ts";
 import { embedderFor } from "../embedding/index.ts";
-import { chunkId, parseVectorKey } from "../jobs/chunks-file.ts";
-import { partitionOf } from "../jobs/process-document.ts";
+import { chunkId, parseVectorKey } from "../domain/chunks.ts";
 import { matchesFilter } from "../domain/metadata-filter.ts";
 import { vectorStore } from "../vector-store/index.ts";
-import { MAX_TOP_K, type MetadataValue } from "../vector-store/types.ts";
-import { type KeywordHit, loadPartitionIndex, rankBm25 } from "./keyword-index.ts";
+import { MAX_TOP_K } from "../vector-store/types.ts";
+import { type KeywordHit, loadPartitionIndex, rankBm25 } from "../keyword-index/bm25.ts";
+import { partitionOf } from "../domain/partitions.ts";
+import { type MetadataValue } from "../domain/metadata-filter.ts";
 
 export interface SearchResult {
   id: string;

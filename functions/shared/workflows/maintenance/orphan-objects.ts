@@ -1,12 +1,12 @@
 import { ListObjectsV2Command } from "@aws-sdk/client-s3";
-import { s3 } from "../storage/client.ts";
-import { config } from "../platform/env.ts";
-import { getDocuments, uploadIsReferenced } from "../db/documents.ts";
-import { getIngestJob } from "../db/ingest-jobs.ts";
-import { getNamespace } from "../db/namespaces.ts";
-import type { DocumentRecord } from "../domain/document.ts";
-import { QUEUED_STATUSES, WORKING_STATUSES } from "../domain/statuses.ts";
-import { deleteObjects } from "../storage/objects.ts";
+import { s3 } from "../../storage/client.ts";
+import { config } from "../../platform/env.ts";
+import { getDocuments, uploadIsReferenced } from "../../db/documents.ts";
+import { getIngestJob } from "../../db/ingest-jobs.ts";
+import { getNamespace } from "../../db/namespaces.ts";
+import type { DocumentRecord } from "../../domain/document.ts";
+import { QUEUED_STATUSES, WORKING_STATUSES } from "../../domain/statuses.ts";
+import { deleteObjects } from "../../storage/objects.ts";
 import { ageMs, outOfTime, type ReconcileContext } from "./context.ts";
 import { addFinding, type ObjectCounts } from "./report.ts";
 

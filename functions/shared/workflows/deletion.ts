@@ -4,7 +4,7 @@ import { faultPoint } from "../platform/fault-points.ts";
 import { deleteDocumentItem, documentTarget, getDocument, removeDocumentRecord, removeUploadReference, uploadIsReferenced } from "../db/documents.ts";
 import { getHosting, removeHosting } from "../db/hosting.ts";
 import { getIngestJob, jobTarget } from "../db/ingest-jobs.ts";
-import { removeJobWithPayload } from "../workflows/ingestion/stored-payloads.ts";
+import { removeJobWithPayload } from "./ingestion/stored-payloads.ts";
 import { listPartition } from "../db/keys.ts";
 import { getNamespace, markNamespaceDeleting, removeNamespaceRecord, restoreNamespaceActive } from "../db/namespaces.ts";
 import { queryPages } from "../db/query.ts";
@@ -17,10 +17,10 @@ import { enqueue } from "../queue/send.ts";
 import { deleteObjects, deletePrefix } from "../storage/objects.ts";
 import { documentPrefix, keywordDocumentPrefix, namespacePrefix } from "../storage/object-keys.ts";
 import { vectorStore } from "../vector-store/index.ts";
-import { vectorKeysOf } from "./chunks-file.ts";
-import { partitionOf } from "./process-document.ts";
-import { finishJobIfDone } from "./run-job.ts";
-import type { StepBudget, StepResult } from "../worker/step-budget.ts";
+import { vectorKeysOf } from "../domain/chunks.ts";
+import type { StepBudget, StepResult } from "./step-budget.ts";
+import { partitionOf } from "../domain/partitions.ts";
+import { finishJobIfDone } from "./ingestion/settlement.ts";
 
 const DELETABLE: readonly Status[] = STATUSES.filter((status) => !DELETION_STATUSES.includes(status));
 

@@ -1,0 +1,100 @@
+import { nowIso } from "../../platform/time.ts";
+import { logger } from "../../platform/logger.ts";
+import { documentTarget, getDocument, settleDocument, getDocuments } from "../../db/documents.ts";
+import { getIngestJob, jobTarget } from "../../db/ingest-jobs.ts";
+import { getNamespace } from "../../db/namespaces.ts";
+import { transition } from "../../db/transitions.ts";
+import { type DocumentRecord, type VectorGeneration } from "../../domain/document.ts";
+import { DELETION_STATUSES, FINAL_STATUSES, QUEUED_STATUSES, type Status } from "../../domain/statuses.ts";
+import { deleteObjects, deletePrefix } from "../../storage/objects.ts";
+import { chunksKey, keywordSegmentKey, stagingRunPrefix } from "../../storage/object-keys.ts";
+import { vectorStore } from "../../vector-store/index.ts";
+import { vectorKeysOf } from "../../domain/chunks.ts";
+import { partitionOf } from "../../domain/partitions.ts";
+
+/** Settles the job once every document of the run is COMPLETED or FAILED. */
+export async function finishJobIfDone(jobId: string, runId: string): Promise<void> {
+  const job = await getIngestJob(jobId);
+  if (!job || job.runId !== runId || job.status !== "PROCESSING") return;
+  const total = job.documentsTotal;
+  if (job.documentsCompleted + job.documentsFailed < total) return;
+  const now = nowIso();
+  const failed = job.documentsFailed > 0;
+  await transition(jobTarget(job), {
+    to: failed ? "FAILED" : "COMPLETED",
+    from: ["PROCESSING"],
+    runId,
+    set: failed
+      ? { failedAt: now, completedAt: null, error: `${job.documentsFailed} of ${total} document(s) failed to process` }
+      : { completedAt: now, failedAt: null, error: null },
+  });
+}
+
+/** Marks a job FAILED when its own step cannot complete (the last delivery of its message failed). */
+export async function failJobRun(jobId: string, runId: string, reason: string): Promise<void> {
+  const job = await getIngestJob(jobId);
+  if (!job || job.runId !== runId) return;
+  const working: Status[] = ["QUEUED", "QUEUED_FOR_RESYNC", "PRE_PROCESSING", "PROCESSING"];
+  await transition(jobTarget(job), { to: "FAILED", from: working, runId, set: { failedAt: nowIso(), completedAt: null, error: reason } });
+  logger.warn("ingest job failed", { jobId, reason });
+  // Documents the step created but never queued would wait for their messages forever.
+  const documents = await getDocuments(job.documentIds);
+  for (const document of documents.values()) {
+    if (document.runId === runId && QUEUED_STATUSES.includes(document.status)) await failDocument(document.id, runId, reason);
+  }
+}
+
+/**
+ * The clean-up after a document settles, safe to repeat: remove the retired vector generation and
+ * the staging file, then settle the job if this was its last document.
+ */
+export async function afterSettled(document: DocumentRecord): Promise<void> {
+  const namespace = await getNamespace(document.namespaceId);
+  if (document.retiredGeneration && namespace) {
+    const retired = document.retiredGeneration;
+    await vectorStore().deleteKeys(partitionOf(document, namespace), vectorKeysOf(document.id, retired.runId, retired.totalChunks));
+    await deleteObjects([keywordSegmentKey(document.namespaceId, document.tenantId, document.id, retired.runId)]);
+    await transition(documentTarget(document), {
+      to: document.status,
+      from: [document.status],
+      runId: document.runId,
+      set: { retiredGeneration: null },
+    });
+  }
+  await deletePrefix(stagingRunPrefix(document.namespaceId, document.id, document.runId));
+  await finishJobIfDone(document.ingestJobId, document.runId);
+}
+
+/**
+ * Another delivery settled this run first and may have died before its clean-up (whose message is
+ * then gone too, when it was a duplicate of this one's); the clean-up is idempotent, so this one
+ * does it again.
+ */
+export async function finishCleanUpOfSettled(documentId: string, runId: string): Promise<void> {
+  const current = await getDocument(documentId);
+  if (current && current.runId === runId && FINAL_STATUSES.includes(current.status)) await afterSettled(current);
+}
+
+/**
+ * Fails the document of this run with a reason. Whatever it had indexed is retired with it, so a
+ * FAILED document is never searchable, then the job is settled if this was its last document.
+ */
+export async function failDocument(documentId: string, runId: string, reason: string): Promise<void> {
+  const document = await getDocument(documentId);
+  if (!document || document.runId !== runId || DELETION_STATUSES.includes(document.status)) return;
+  // A last try that died after the run settled still owes the run its clean-up.
+  if (FINAL_STATUSES.includes(document.status)) return afterSettled(document);
+  const partial: VectorGeneration | null = document.checkpoint?.runId === runId ? { runId, totalChunks: document.checkpoint.totalChunks } : null;
+  const settled = await settleDocument(document, {
+    status: "FAILED",
+    set: { failedAt: nowIso(), completedAt: null, error: reason, checkpoint: null, generation: null, retiredGeneration: document.generation },
+  });
+  logger.warn("document failed", { documentId, reason });
+  if (!settled) return finishCleanUpOfSettled(documentId, runId);
+  const namespace = await getNamespace(document.namespaceId);
+  if (namespace && partial) await vectorStore().deleteKeys(partitionOf(document, namespace), vectorKeysOf(documentId, runId, partial.totalChunks));
+  // The run may have published its files before it failed (a crash after publishing, on every try).
+  await deleteObjects([chunksKey(document.namespaceId, documentId), keywordSegmentKey(document.namespaceId, document.tenantId, documentId, runId)]);
+  const settledDocument = await getDocument(documentId);
+  if (settledDocument) await afterSettled(settledDocument);
+}
