@@ -18,8 +18,6 @@ export interface FileType {
   readonly extensions: readonly string[];
 }
 
-/** Generous for text: 200 MB of CSV or JSON is already far more than one document should hold. */
-export const MAX_UPLOAD_BYTES_DEFAULT = 200 * 1024 * 1024;
 
 export const SUPPORTED_FILE_TYPES: readonly FileType[] = [
   {

@@ -1,5 +1,7 @@
 import { ENV } from "./env-names.ts";
-import { MAX_UPLOAD_BYTES_DEFAULT } from "../ingest/file-types.ts";
+
+/** Generous for text: 200 MB of CSV or JSON is already far more than one document should hold. */
+export const MAX_UPLOAD_BYTES_DEFAULT = 200 * 1024 * 1024;
 
 /**
  * Configuration read from the environment. Read on use rather than at import so that the local

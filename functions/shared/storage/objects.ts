@@ -51,14 +51,24 @@ export async function deleteObjects(keys: string[]): Promise<void> {
 }
 
 /** Every key under a prefix, page by page. */
-export async function* listKeys(prefix: string): AsyncGenerator<string[]> {
+export interface StoredObject {
+  key: string;
+  lastModified: Date | undefined;
+}
+
+/** Pages of objects under a prefix with their last-modified times. */
+export async function* listObjectPages(prefix: string): AsyncGenerator<StoredObject[]> {
   let token: string | undefined;
   do {
     const page = await s3().send(new ListObjectsV2Command({ Bucket: config.bucketName(), Prefix: prefix, ContinuationToken: token }));
-    const keys = (page.Contents ?? []).flatMap((object) => (object.Key ? [object.Key] : []));
-    if (keys.length > 0) yield keys;
+    const objects = (page.Contents ?? []).flatMap((object) => (object.Key ? [{ key: object.Key, lastModified: object.LastModified }] : []));
+    if (objects.length > 0) yield objects;
     token = page.IsTruncated ? page.NextContinuationToken : undefined;
   } while (token);
+}
+
+export async function* listKeys(prefix: string): AsyncGenerator<string[]> {
+  for await (const page of listObjectPages(prefix)) yield page.map((object) => object.key);
 }
 
 export async function deletePrefix(prefix: string): Promise<number> {

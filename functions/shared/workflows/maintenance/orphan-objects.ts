@@ -1,21 +1,13 @@
-import { ListObjectsV2Command } from "@aws-sdk/client-s3";
-import { s3 } from "../../storage/client.ts";
-import { config } from "../../platform/env.ts";
 import { getDocuments, uploadIsReferenced } from "../../db/documents.ts";
 import { getIngestJob } from "../../db/ingest-jobs.ts";
 import { getNamespace } from "../../db/namespaces.ts";
 import type { DocumentRecord } from "../../domain/document.ts";
 import { QUEUED_STATUSES, WORKING_STATUSES } from "../../domain/statuses.ts";
-import { deleteObjects } from "../../storage/objects.ts";
+import { deleteObjects, listObjectPages, type StoredObject } from "../../storage/objects.ts";
 import { ageMs, outOfTime, type ReconcileContext } from "./context.ts";
 import { addFinding, type ObjectCounts } from "./report.ts";
 
 export const NAMESPACES_ROOT = "namespaces/";
-
-export interface StoredObject {
-  key: string;
-  lastModified: Date | undefined;
-}
 
 /** What an object key says about its owner; the layouts of `storage/object-keys.ts`. */
 export type ObjectOwner =
@@ -105,17 +97,6 @@ function stagingInUse(document: DocumentRecord, runId: string, key: string): boo
 
 function segmentInUse(document: DocumentRecord, runId: string): boolean {
   return document.generation?.runId === runId || document.retiredGeneration?.runId === runId || runInProgress(document, runId);
-}
-
-/** Pages of objects under a prefix with their last-modified times (the ages the grace periods judge). */
-export async function* listObjectPages(prefix: string): AsyncGenerator<StoredObject[]> {
-  let token: string | undefined;
-  do {
-    const page = await s3().send(new ListObjectsV2Command({ Bucket: config.bucketName(), Prefix: prefix, ContinuationToken: token }));
-    const objects = (page.Contents ?? []).flatMap((object) => (object.Key ? [{ key: object.Key, lastModified: object.LastModified }] : []));
-    if (objects.length > 0) yield objects;
-    token = page.IsTruncated ? page.NextContinuationToken : undefined;
-  } while (token);
 }
 
 /** Removes every object under `namespaces/` whose owner record is gone (see `orphanReason`). */

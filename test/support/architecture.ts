@@ -1,0 +1,145 @@
+import { cycles, type ImportGraph } from "./import-graph.ts";
+
+/**
+ * The dependency rules of `functions/`, as data and one checker. Layers, top to bottom: entry points
+ * (one handler per Lambda) → edge (the HTTP stack, the SQS worker shape) → workflows → ports (one
+ * folder per outside system or extension point) → core (domain vocabulary and pure text work) →
+ * platform. A module imports its own folder, or a lower layer; ports may use other ports as long as
+ * no folder cycle forms. README "Architecture" describes the same shape.
+ */
+export const LAYERS = {
+  entry: 5,
+  edge: 4,
+  workflows: 3,
+  ports: 2,
+  core: 1,
+  platform: 0,
+} as const;
+
+type Layer = keyof typeof LAYERS;
+
+/** Folder (first segment under functions/shared/, or the entry-point folder) → layer. */
+export const FOLDER_LAYER: Record<string, Layer> = {
+  "entry:http": "entry",
+  "entry:workers": "entry",
+  "entry:authorizer": "entry",
+  http: "edge",
+  worker: "edge",
+  workflows: "workflows",
+  db: "ports",
+  storage: "ports",
+  queue: "ports",
+  "vector-store": "ports",
+  embedding: "ports",
+  extraction: "ports",
+  ingest: "ports",
+  fetch: "ports",
+  "keyword-index": "ports",
+  reranking: "ports",
+  llm: "ports",
+  domain: "core",
+  text: "core",
+  platform: "platform",
+};
+
+/** Which folder alone may import each AWS SDK client (or the package that wraps it). */
+export const SDK_OWNERS: Record<string, string[]> = {
+  "@aws-sdk/client-dynamodb": ["db"],
+  "@aws-sdk/lib-dynamodb": ["db"],
+  "@aws-sdk/client-s3": ["storage"],
+  "@aws-sdk/s3-request-presigner": ["storage"],
+  "@aws-sdk/client-sqs": ["queue"],
+  "@aws-sdk/client-s3vectors": ["vector-store"],
+  "@aws-sdk/client-bedrock-runtime": ["embedding", "reranking", "llm"],
+  "@aws-sdk/client-bedrock-agent-runtime": ["reranking"],
+};
+
+/** Node modules that reach outside the process; core modules never load them, even indirectly. */
+const IO_MODULES = ["node:fs", "node:fs/promises", "node:http", "node:https", "node:net", "node:dns", "node:dns/promises", "node:child_process"];
+
+/** Data-only modules of other layers that core may read (their loaders are lazy `import()`s). */
+export const CORE_MAY_READ = ["functions/shared/ingest/file-types.ts", "functions/shared/extraction/registry.ts", "functions/shared/embedding/registry.ts"];
+
+const OUTSIDE_FUNCTIONS = ["lib/", "local/", "scripts/", "bench/", "test/"];
+
+export function folderOf(file: string): string | null {
+  const parts = file.split("/");
+  if (parts[0] !== "functions") return null;
+  if (parts[1] === "shared") return parts.length > 3 ? parts[2]! : `shared-root`;
+  return `entry:${parts[1]}`;
+}
+
+/** Every broken rule, as one readable line each; empty when the graph is clean. */
+export function violations(graph: ImportGraph): string[] {
+  const found: string[] = [];
+  const functionFiles = [...graph.keys()].filter((file) => file.startsWith("functions/"));
+
+  for (const file of functionFiles) {
+    const imports = graph.get(file)!;
+    const from = folderOf(file)!;
+    if (from === "shared-root") found.push(`${file}: files live in a folder under functions/shared/, not at its root`);
+    const fromLayer = FOLDER_LAYER[from];
+    if (!fromLayer && from !== "shared-root") found.push(`${file}: folder ${from} has no layer in FOLDER_LAYER`);
+    for (const target of [...imports.files, ...imports.lazyFiles]) {
+      if (OUTSIDE_FUNCTIONS.some((prefix) => target.startsWith(prefix))) found.push(`${file} imports ${target}: functions/ never imports ${target.split("/")[0]}/`);
+    }
+    for (const target of imports.files) {
+      const to = folderOf(target);
+      if (!to || to === from || !fromLayer) continue;
+      const toLayer = FOLDER_LAYER[to];
+      if (!toLayer || (fromLayer === "core" && CORE_MAY_READ.includes(target))) continue;
+      const sameLayerAllowed = fromLayer === toLayer && (fromLayer === "ports" || fromLayer === "core");
+      if (LAYERS[toLayer] > LAYERS[fromLayer] || (LAYERS[toLayer] === LAYERS[fromLayer] && !sameLayerAllowed)) {
+        found.push(`${file} imports ${target}: ${from} (${fromLayer}) may not depend on ${to} (${toLayer})`);
+      }
+    }
+    for (const specifier of imports.packages) {
+      const owners = SDK_OWNERS[specifier];
+      if (owners && !owners.includes(from)) found.push(`${file} imports ${specifier}: only ${owners.join(", ")}/ may`);
+    }
+  }
+
+  const fileEdges = new Map(functionFiles.map((file) => [file, graph.get(file)!.files.filter((target) => graph.has(target))]));
+  for (const cycle of cycles(fileEdges)) found.push(`file cycle: ${cycle.join(" → ")}`);
+
+  const folderEdges = new Map<string, Set<string>>();
+  for (const [file, targets] of fileEdges) {
+    const from = folderOf(file)!;
+    for (const target of targets) {
+      const to = folderOf(target)!;
+      if (to !== from) folderEdges.set(from, (folderEdges.get(from) ?? new Set()).add(to));
+    }
+  }
+  for (const cycle of cycles(folderEdges)) found.push(`folder cycle: ${cycle.join(" ↔ ")}`);
+
+  for (const file of functionFiles.filter((file) => FOLDER_LAYER[folderOf(file)!] === "core")) {
+    const reached = reachable(graph, file);
+    for (const module of reached) {
+      const info = graph.get(module);
+      const folder = folderOf(module);
+      const layer = folder ? FOLDER_LAYER[folder] : undefined;
+      if (module !== file && layer !== "core" && layer !== "platform" && !CORE_MAY_READ.includes(module)) {
+        found.push(`${file} reaches ${module}: core modules do no I/O and load only core, platform and data-only registries`);
+      }
+      for (const specifier of info?.packages ?? []) {
+        if (IO_MODULES.includes(specifier) || specifier.startsWith("@aws-sdk/")) found.push(`${file} reaches ${specifier} (through ${module}): core modules do no I/O`);
+      }
+    }
+  }
+  return [...new Set(found)];
+}
+
+/** Modules a file loads through static imports, itself included. */
+function reachable(graph: ImportGraph, start: string): Set<string> {
+  const seen = new Set<string>([start]);
+  const pending = [start];
+  for (let file = pending.pop(); file !== undefined; file = pending.pop()) {
+    for (const target of graph.get(file)?.files ?? []) {
+      if (!seen.has(target) && graph.has(target)) {
+        seen.add(target);
+        pending.push(target);
+      }
+    }
+  }
+  return seen;
+}

@@ -1,0 +1,67 @@
+import { describe, expect, it } from "vitest";
+import { violations } from "../support/architecture.ts";
+import { type ImportGraph, type ModuleImports, readImportGraph } from "../support/import-graph.ts";
+
+const root = new URL("../..", import.meta.url).pathname;
+
+function graphOf(edges: Record<string, Partial<ModuleImports>>): ImportGraph {
+  return new Map(Object.entries(edges).map(([file, imports]) => [file, { files: [], lazyFiles: [], packages: [], ...imports }]));
+}
+
+describe("the import graph of functions/", () => {
+  it("keeps every rule: layers point down, SDK clients stay in their ports, no cycles, core does no I/O", () => {
+    const graph = readImportGraph(root, ["functions"]);
+    expect(graph.size).toBeGreaterThan(100);
+    expect(violations(graph)).toEqual([]);
+  });
+});
+
+describe("the checker", () => {
+  it("finds a port that imports a workflow", () => {
+    const found = violations(
+      graphOf({
+        "functions/shared/db/documents.ts": { files: ["functions/shared/workflows/ingestion/run-job.ts"] },
+        "functions/shared/workflows/ingestion/run-job.ts": {},
+      }),
+    );
+    expect(found).toEqual([expect.stringContaining("db (ports) may not depend on workflows (workflows)")]);
+  });
+
+  it("finds DynamoDB used outside db/ and functions importing lib/", () => {
+    const found = violations(
+      graphOf({
+        "functions/shared/workflows/deletion.ts": { packages: ["@aws-sdk/lib-dynamodb"], files: ["lib/routes.ts"] },
+      }),
+    );
+    expect(found).toContain("functions/shared/workflows/deletion.ts imports @aws-sdk/lib-dynamodb: only db/ may");
+    expect(found).toContain("functions/shared/workflows/deletion.ts imports lib/routes.ts: functions/ never imports lib/");
+  });
+
+  it("finds file and folder cycles", () => {
+    const found = violations(
+      graphOf({
+        "functions/shared/db/a.ts": { files: ["functions/shared/db/b.ts"] },
+        "functions/shared/db/b.ts": { files: ["functions/shared/db/a.ts", "functions/shared/storage/c.ts"] },
+        "functions/shared/storage/c.ts": { files: ["functions/shared/db/a.ts"] },
+      }),
+    );
+    expect(found.some((line) => line.startsWith("file cycle:"))).toBe(true);
+    expect(found).toContain("folder cycle: db ↔ storage");
+  });
+
+  it("finds a domain module that reaches I/O through another module", () => {
+    const found = violations(
+      graphOf({
+        "functions/shared/domain/rules.ts": { files: ["functions/shared/text/helper.ts"] },
+        "functions/shared/text/helper.ts": { packages: ["node:fs/promises"] },
+      }),
+    );
+    expect(found).toContain("functions/shared/domain/rules.ts reaches node:fs/promises (through functions/shared/text/helper.ts): core modules do no I/O");
+  });
+
+  it("finds files left at the root of functions/shared/ and folders without a layer", () => {
+    const found = violations(graphOf({ "functions/shared/helpers.ts": {}, "functions/shared/misc/x.ts": {} }));
+    expect(found).toContain("functions/shared/helpers.ts: files live in a folder under functions/shared/, not at its root");
+    expect(found).toContain("functions/shared/misc/x.ts: folder misc has no layer in FOLDER_LAYER");
+  });
+});
