@@ -1,18 +1,36 @@
 import { defineConfig } from "vitest/config";
 
+const shared = {
+  pool: "forks" as const,
+  testTimeout: 60_000,
+  hookTimeout: 120_000,
+  // Lambda runs Node 24; the SDK's notice about Node 20 on this machine is noise in test output.
+  env: { AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: "true" },
+};
+
+/**
+ * Three projects: `unit` (pure logic, no emulators, no Java), `infra` (assertions on the synthesized
+ * CDK stack) and `integration` (the real local emulators). `npx vitest --project unit` runs the first
+ * alone; `npm test` runs all three.
+ */
 export default defineConfig({
   test: {
-    include: ["test/**/*.test.ts"],
-    // One DynamoDB Local and one S3/SQS emulator serve the whole run; each test file creates its
-    // own table, bucket and queues in them.
-    globalSetup: ["test/support/global-setup.ts"],
-    pool: "forks",
-    testTimeout: 60_000,
-    hookTimeout: 120_000,
-    // Lambda runs Node 24; the SDK's notice about Node 20 on this machine is noise in test output.
-    env: { AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: "true" },
     // CI reads the JSON report to print its "N passed, N failed" line.
     reporters: process.env.CI ? ["default", "json"] : ["default"],
     outputFile: { json: ".test-results.json" },
+    projects: [
+      { test: { ...shared, name: "unit", include: ["test/unit/**/*.test.ts"] } },
+      { test: { ...shared, name: "infra", include: ["test/infra/**/*.test.ts"] } },
+      {
+        test: {
+          ...shared,
+          name: "integration",
+          include: ["test/integration/**/*.test.ts"],
+          // One DynamoDB Local and one S3/SQS emulator serve the whole run; each test file creates
+          // its own table, bucket and queues in them.
+          globalSetup: ["test/support/global-setup.ts"],
+        },
+      },
+    ],
   },
 });
