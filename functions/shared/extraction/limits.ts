@@ -9,9 +9,10 @@ import type { ExtractionLimits } from "./types.ts";
 export { DocumentParseError };
 
 /**
- * Defaults sized for a 200 MB upload on a Lambda with a few GB of memory: a real Office file
- * inflates to a few times its size, so 512 MiB is generous for documents (the bound holds only the parts we read: text and XML, never images) and still far from what
- * would crash the function; real decks and workbooks have a few hundred parts, not 20,000.
+ * Defaults sized for a 200 MB upload on a Lambda with a few GB of memory. Only the parts a format
+ * reads count (text and XML, never images or fonts), and those inflate to a few times their
+ * compressed size, so 512 MiB is generous for real documents and still far from what would crash
+ * the function. Real decks and workbooks have a few hundred parts, not 20,000.
  */
 export const DEFAULT_MAX_DECOMPRESSED_BYTES = 512 * 1024 * 1024;
 export const DEFAULT_MAX_ENTRIES = 20_000;

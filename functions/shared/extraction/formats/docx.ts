@@ -36,7 +36,19 @@ async function extract(bytes: Uint8Array, options: ExtractionOptions): Promise<E
   } catch (error) {
     throw new DocumentParseError(`the Word file could not be read (${error instanceof Error ? error.message : String(error)})`);
   }
-  return { text: htmlToMarkdown(html), notes: [] };
+  return { text: htmlToMarkdown(headerRows(html)), notes: [] };
+}
+
+/**
+ * mammoth writes every cell as <td> unless Word marked the row as a repeating header, and the HTML
+ * converter only writes a Markdown table's separator under a header row; without it the rows are
+ * not a Markdown table at all. Word tables almost always open with their column names, so the
+ * first row of each table is read as its header.
+ */
+function headerRows(html: string): string {
+  return html.replace(/<table>(\s*(?:<thead>)?\s*<tr>)([\s\S]*?)<\/tr>/g, (_, open: string, cells: string) =>
+    `<table>${open}${cells.replace(/<td(?=[\s>])/g, "<th").replace(/<\/td>/g, "</th>")}</tr>`,
+  );
 }
 
 export const extractor: FormatExtractor = { extract };
