@@ -46,7 +46,7 @@ async function extract(bytes: Uint8Array, _options: ExtractionOptions): Promise<
     const content = attachment.content;
     const bytesOf = typeof content === "string" ? new TextEncoder().encode(content) : content instanceof ArrayBuffer ? new Uint8Array(content) : content;
     try {
-      attachments.push(`## Attachment: ${name}\n\n${parseDocument(bytesOf, type).text}`);
+      attachments.push(`## Attachment: ${name}\n\n${parseDocument(bytesOf, type).text.trim()}`);
     } catch (error) {
       if (!(error instanceof DocumentParseError)) throw error;
       notes.push(`the attachment ${name} was not read: ${error.message}`);
