@@ -84,6 +84,9 @@ async function workerFor(language: OcrLanguage): Promise<TesseractWorker> {
         gzip: true,
         // The default caches the unpacked model in the working directory, read-only on Lambda.
         cacheMethod: "none",
+        // Without a handler tesseract.js also throws a failed job's error from its message
+        // listener, an uncaught exception that would kill the process; the job's promise rejects anyway.
+        errorHandler: () => undefined,
       });
     })();
     workers.set(language.model, worker);

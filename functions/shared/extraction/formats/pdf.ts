@@ -45,6 +45,27 @@ function ocrPolicy(options: ExtractionOptions): OcrPolicy {
   return "missing-text";
 }
 
+/**
+ * unpdf's build of pdf.js brings its own polyfills for everything it uses beyond Node 20 except
+ * ArrayBuffer#transferToFixedLength (Node 21+), which pdf.js calls when it hands a parsed font to
+ * the page. Without it, on Node 20, a page's operator list (where its images are found for OCR)
+ * silently stops at the first font. A copy does what pdf.js needs (it never reads the old buffer
+ * again); Node 22+ and Lambda's Node 24 have the real method and never take this branch.
+ */
+function polyfillTransferToFixedLength(): void {
+  const prototype = ArrayBuffer.prototype as ArrayBuffer & { transferToFixedLength?: (length?: number) => ArrayBuffer };
+  if (typeof prototype.transferToFixedLength === "function") return;
+  Object.defineProperty(ArrayBuffer.prototype, "transferToFixedLength", {
+    configurable: true,
+    writable: true,
+    value(this: ArrayBuffer, length = this.byteLength) {
+      const copy = new ArrayBuffer(length);
+      new Uint8Array(copy).set(new Uint8Array(this, 0, Math.min(length, this.byteLength)));
+      return copy;
+    },
+  });
+}
+
 async function openPdf(bytes: Uint8Array, limits: ExtractionLimits): Promise<{ pdfjs: PdfJs; pdf: PdfDocument }> {
   const head = new TextDecoder("latin1").decode(bytes.subarray(0, 1024));
   if (!head.includes("%PDF-")) throw new DocumentParseError("the file is not a PDF (it has no %PDF header)");
@@ -53,6 +74,7 @@ async function openPdf(bytes: Uint8Array, limits: ExtractionLimits): Promise<{ p
   const tail = new TextDecoder("latin1").decode(bytes.subarray(Math.max(0, bytes.length - 2048)));
   if (!tail.includes("%%EOF")) throw new DocumentParseError("the PDF file is truncated (it does not end with %%EOF); upload the complete file");
   checkDeadline(limits, LABEL);
+  polyfillTransferToFixedLength();
   const pdfjs = await getResolvedPDFJS();
   const task = pdfjs.getDocument({
     // pdf.js may take ownership of the buffer; the caller keeps its bytes.
