@@ -1,6 +1,7 @@
 import { RemovalPolicy } from "aws-cdk-lib";
 import { RetentionDays } from "aws-cdk-lib/aws-logs";
 import type { Construct } from "constructs";
+import { AUTHORIZER_CACHE_TTL_SECONDS } from "./stage-settings.ts";
 
 /**
  * Deployment stages and what differs between them. Everything a construct needs to vary per stage
@@ -52,8 +53,7 @@ const PER_STAGE: Record<Stage, Omit<StageConfig, "stage" | "corsOrigins" | keyof
     autoDeleteObjects: false,
     tableDeletionProtection: false,
     logRetention: RetentionDays.ONE_WEEK,
-    // Short, so a revoked key stops working within a minute while testing.
-    authorizerCacheTtlSeconds: 60,
+    authorizerCacheTtlSeconds: AUTHORIZER_CACHE_TTL_SECONDS.dev,
     apiThrottle: { rateLimit: 50, burstLimit: 100 },
     organizationThrottle: { rateLimit: 10, burstLimit: 20 },
   },
@@ -62,8 +62,7 @@ const PER_STAGE: Record<Stage, Omit<StageConfig, "stage" | "corsOrigins" | keyof
     autoDeleteObjects: false,
     tableDeletionProtection: true,
     logRetention: RetentionDays.THREE_MONTHS,
-    // Longer, to spare a table read per request; revocation takes effect within five minutes.
-    authorizerCacheTtlSeconds: 300,
+    authorizerCacheTtlSeconds: AUTHORIZER_CACHE_TTL_SECONDS.prod,
     apiThrottle: { rateLimit: 500, burstLimit: 1000 },
     organizationThrottle: { rateLimit: 50, burstLimit: 100 },
   },

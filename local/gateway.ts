@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import { createServer, type IncomingMessage, type Server, type ServerResponse, STATUS_CODES } from "node:http";
+import type { Duplex } from "node:stream";
 import type {
   APIGatewayAuthorizerResult,
   APIGatewayProxyEvent,
@@ -8,9 +9,17 @@ import type {
   Context,
 } from "aws-lambda";
 import { errorEnvelope, JSON_CONTENT_TYPE } from "../functions/shared/api-errors.ts";
-import { GATEWAY_ERRORS, type GatewayError, MAX_REQUEST_BODY_BYTES } from "../functions/shared/gateway-errors.ts";
+import {
+  GATEWAY_ERRORS,
+  type GatewayError,
+  MAX_LAMBDA_EVENT_BYTES,
+  MAX_REQUEST_BODY_BYTES,
+} from "../functions/shared/gateway-errors.ts";
 import { AUTHORIZER, type HttpFunctionDefinition, type Route, ROUTES } from "../lib/routes.ts";
-import { lambdaContext } from "./lambda-context.ts";
+import { AUTHORIZER_CACHE_TTL_SECONDS } from "../lib/stage-settings.ts";
+import { AuthorizerCache } from "./authorizer-cache.ts";
+import { evaluatePolicy, executeApiArn } from "./authorizer-policy.ts";
+import { invokeLocally } from "./lambda-context.ts";
 import { TokenBuckets } from "./rate-limiter.ts";
 
 type ProxyHandler = (event: APIGatewayProxyEvent, context: Context) => Promise<APIGatewayProxyResult>;
@@ -20,6 +29,8 @@ export interface GatewayOptions {
   port: number;
   /** Requests per second per organization, and the burst above it. */
   rateLimit: { ratePerSecond: number; burst: number };
+  /** How long the authorizer's answer for a token is reused (0: not at all); by default the dev stage's. */
+  authorizerCacheTtlSeconds?: number;
 }
 
 export interface LocalGateway {
@@ -27,7 +38,8 @@ export interface LocalGateway {
   close(): Promise<void>;
 }
 
-const STAGE = "local";
+/** Where the local API "is deployed": the parts of the method ARNs the authorizer sees. */
+const API = { region: "us-east-1", account: "000000000000", apiId: "local", stage: "local" };
 const API_GATEWAY_TIMEOUT_SECONDS = 29;
 
 interface CompiledRoute {
@@ -66,19 +78,33 @@ function loadHandler<T>(entry: string): Promise<T> {
   return loaded as Promise<T>;
 }
 
+interface GatewayState {
+  buckets: TokenBuckets;
+  authorizerCache: AuthorizerCache;
+}
+
 /**
  * A stand-in for API Gateway over the route table: it runs the real TOKEN authorizer and the real
- * handler modules with the events API Gateway would send, throttles per organization, and answers
- * its own errors (unknown route, 401, 413, 429) with the same envelope as the deployed gateway.
+ * handler modules with the events API Gateway would send, caches the authorizer's policy per token
+ * and evaluates it against every request's method ARN, throttles per organization, refuses what
+ * Lambda would refuse, and answers its own errors (unknown route, 400, 401, 403, 413, 429) with the
+ * same envelope as the deployed gateway, including for requests Node's HTTP parser cannot read.
  */
 export async function startGateway(options: GatewayOptions): Promise<LocalGateway> {
-  const buckets = new TokenBuckets(options.rateLimit.ratePerSecond, options.rateLimit.burst);
+  const state: GatewayState = {
+    buckets: new TokenBuckets(options.rateLimit.ratePerSecond, options.rateLimit.burst),
+    // The local stack behaves like the dev stage.
+    authorizerCache: new AuthorizerCache(options.authorizerCacheTtlSeconds ?? AUTHORIZER_CACHE_TTL_SECONDS.dev),
+  };
   const server: Server = createServer((req, res) => {
-    handle(req, res, buckets).catch((error: unknown) => {
+    handle(req, res, state).catch((error: unknown) => {
       console.error("local gateway failure", error);
       sendGatewayError(res, GATEWAY_ERRORS.internal);
     });
   });
+  server.on("clientError", answerUnparsedRequest);
+  // No route takes CONNECT; without a listener Node would just drop the connection.
+  server.on("connect", (_req: IncomingMessage, socket: Duplex) => socket.end(rawGatewayResponse(GATEWAY_ERRORS.routeNotFound)));
   server.keepAliveTimeout = 5000;
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
@@ -96,37 +122,43 @@ export async function startGateway(options: GatewayOptions): Promise<LocalGatewa
   };
 }
 
-async function handle(req: IncomingMessage, res: ServerResponse, buckets: TokenBuckets): Promise<void> {
-  const url = new URL(req.url ?? "/", "http://local");
+async function handle(req: IncomingMessage, res: ServerResponse, state: GatewayState): Promise<void> {
+  const target = requestTarget(req.url ?? "");
+  if (!target) return sendGatewayError(res, GATEWAY_ERRORS.badRequest);
   const method = (req.method ?? "GET").toUpperCase();
-  if (method === "GET" && url.pathname === "/health") {
+  if (method === "GET" && target.path === "/health") {
     return sendJson(res, 200, { status: "healthy", timestamp: new Date().toISOString() });
   }
-  const match = matchRoute(method, url.pathname);
+  if (hasDotSegment(target.path)) return sendGatewayError(res, GATEWAY_ERRORS.dotSegment);
+  const match = matchRoute(method, target.path);
   if (!match) return sendGatewayError(res, GATEWAY_ERRORS.routeNotFound);
 
   const authorizationToken = headerOf(req, "authorization");
   if (!authorizationToken) return sendGatewayError(res, GATEWAY_ERRORS.unauthorized);
-  const methodArn = `arn:aws:execute-api:us-east-1:000000000000:local/${STAGE}/${method}${url.pathname}`;
-  const authorizer = await loadHandler<TokenAuthorizer>(AUTHORIZER.entry);
-  let policy: APIGatewayAuthorizerResult;
+  const methodArn = executeApiArn(API, method, target.path);
+  let authorization: APIGatewayAuthorizerResult;
   try {
-    policy = await authorizer({ type: "TOKEN", authorizationToken, methodArn }, lambdaContext(AUTHORIZER.id, 10));
+    authorization = await state.authorizerCache.resolve(authorizationToken, async () => {
+      const authorizer = await loadHandler<TokenAuthorizer>(AUTHORIZER.entry);
+      return invokeLocally(AUTHORIZER.id, 10, (context) => authorizer({ type: "TOKEN", authorizationToken, methodArn }, context));
+    });
   } catch (error) {
     if (error instanceof Error && error.message === "Unauthorized") return sendGatewayError(res, GATEWAY_ERRORS.unauthorized);
     throw error;
   }
-  const allowed = policy.policyDocument.Statement.some((statement) => statement.Effect === "Allow");
-  if (!allowed) return sendGatewayError(res, GATEWAY_ERRORS.forbidden);
+  // A cached policy was written for the request that filled the cache; it must still cover this one.
+  if (evaluatePolicy(authorization.policyDocument, methodArn) !== "allow") return sendGatewayError(res, GATEWAY_ERRORS.forbidden);
 
-  const organizationKey = String(policy.usageIdentifierKey ?? policy.principalId);
-  const retryAfter = buckets.take(organizationKey);
+  const organizationKey = String(authorization.usageIdentifierKey ?? authorization.principalId);
+  const retryAfter = state.buckets.take(organizationKey);
   if (retryAfter > 0) return sendGatewayError(res, GATEWAY_ERRORS.throttled, { "retry-after": String(retryAfter) });
 
   const body = await readBody(req);
   if (body === null) return sendGatewayError(res, GATEWAY_ERRORS.payloadTooLarge);
 
-  const event = proxyEvent(req, url, method, match, body, { ...policy.context, principalId: policy.principalId });
+  const event = proxyEvent(req, target, method, match, body, { ...authorization.context, principalId: authorization.principalId });
+  // Lambda counts the event as API Gateway serializes it, not the body.
+  if (Buffer.byteLength(JSON.stringify(event)) > MAX_LAMBDA_EVENT_BYTES) return sendGatewayError(res, GATEWAY_ERRORS.payloadTooLarge);
   const handler = await loadHandler<ProxyHandler>(match.route.fn.entry);
   const result = await invoke(handler, event, match.route.fn);
   if (!result) return sendGatewayError(res, GATEWAY_ERRORS.internal);
@@ -136,13 +168,40 @@ async function handle(req: IncomingMessage, res: ServerResponse, buckets: TokenB
   res.end(result.isBase64Encoded ? Buffer.from(result.body, "base64") : result.body);
 }
 
+interface RequestTarget {
+  /** As sent, still percent-encoded. */
+  path: string;
+  query: URLSearchParams;
+}
+
+/**
+ * The path and query of an origin-form request target, taken as sent. Routing on a parsed URL
+ * would resolve dot segments first (WHATWG URL turns `/documents/%2e%2e` into the namespace's own
+ * path, and `\` into `/`), so a request could reach a route its path does not name.
+ */
+function requestTarget(raw: string): RequestTarget | null {
+  if (!raw.startsWith("/")) return null;
+  const queryStart = raw.indexOf("?");
+  return queryStart === -1
+    ? { path: raw, query: new URLSearchParams() }
+    : { path: raw.slice(0, queryStart), query: new URLSearchParams(raw.slice(queryStart + 1)) };
+}
+
+/** A segment that is "." or ".." once percent-decoded (`%2e`, `%2E%2e`, ...). */
+function hasDotSegment(path: string): boolean {
+  return path.split("/").some((segment) => {
+    const decoded = safeDecode(segment);
+    return decoded === "." || decoded === "..";
+  });
+}
+
 /** Like API Gateway, a handler that throws or times out becomes a 5XX gateway response. */
 async function invoke(handler: ProxyHandler, event: APIGatewayProxyEvent, fn: HttpFunctionDefinition) {
   const timeoutSeconds = Math.min(fn.timeoutSeconds ?? API_GATEWAY_TIMEOUT_SECONDS, API_GATEWAY_TIMEOUT_SECONDS);
   let timer: NodeJS.Timeout | undefined;
   try {
     return await Promise.race([
-      handler(event, lambdaContext(fn.id, timeoutSeconds)),
+      invokeLocally(fn.id, timeoutSeconds, (context) => handler(event, context)),
       new Promise<null>((resolve) => {
         timer = setTimeout(() => resolve(null), timeoutSeconds * 1000);
       }),
@@ -196,7 +255,7 @@ async function readBody(req: IncomingMessage): Promise<string | null> {
 
 function proxyEvent(
   req: IncomingMessage,
-  url: URL,
+  target: RequestTarget,
   method: string,
   match: { route: Route; pathParameters: Record<string, string> },
   body: string,
@@ -212,7 +271,7 @@ function proxyEvent(
   }
   const query: Record<string, string> = {};
   const multiQuery: Record<string, string[]> = {};
-  for (const [key, value] of url.searchParams) {
+  for (const [key, value] of target.query) {
     query[key] = value;
     (multiQuery[key] ??= []).push(value);
   }
@@ -220,7 +279,7 @@ function proxyEvent(
   const requestId = randomUUID();
   return {
     resource: match.route.path,
-    path: url.pathname,
+    path: target.path,
     httpMethod: method,
     headers,
     multiValueHeaders,
@@ -231,18 +290,18 @@ function proxyEvent(
     body: body === "" ? null : body,
     isBase64Encoded: false,
     requestContext: {
-      accountId: "000000000000",
-      apiId: "local",
+      accountId: API.account,
+      apiId: API.apiId,
       authorizer,
       httpMethod: method,
       identity: { sourceIp: req.socket.remoteAddress ?? "127.0.0.1" } as APIGatewayProxyEvent["requestContext"]["identity"],
-      path: `/${STAGE}${url.pathname}`,
+      path: `/${API.stage}${target.path}`,
       protocol: "HTTP/1.1",
       requestId,
       requestTimeEpoch: Date.now(),
       resourceId: "local",
       resourcePath: match.route.path,
-      stage: STAGE,
+      stage: API.stage,
     },
   };
 }
@@ -250,6 +309,39 @@ function proxyEvent(
 function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
   res.writeHead(status, { "content-type": JSON_CONTENT_TYPE, ...headers });
   res.end(JSON.stringify(body));
+}
+
+/**
+ * Answers a request Node's HTTP parser refused before the gateway saw it, which Node would answer
+ * with a bare status line (or not at all): an unknown method such as `FOO` gets what API Gateway
+ * answers for a method no route has, a header section over Node's limit the 400 of headersTooLarge,
+ * anything else malformed the plain 400.
+ */
+function answerUnparsedRequest(error: NodeJS.ErrnoException, socket: Duplex): void {
+  if (error.code === "ECONNRESET" || !socket.writable) {
+    socket.destroy();
+    return;
+  }
+  const answer =
+    error.code === "HPE_HEADER_OVERFLOW"
+      ? GATEWAY_ERRORS.headersTooLarge
+      : error.code === "HPE_INVALID_METHOD"
+        ? GATEWAY_ERRORS.routeNotFound
+        : GATEWAY_ERRORS.badRequest;
+  socket.end(rawGatewayResponse(answer));
+}
+
+/** A whole HTTP/1.1 response carrying the error envelope, for a socket the HTTP server gave up on. */
+function rawGatewayResponse(error: GatewayError): string {
+  const body = JSON.stringify(errorEnvelope(error.code, error.message));
+  return [
+    `HTTP/1.1 ${error.status} ${STATUS_CODES[error.status] ?? ""}`,
+    `Content-Type: ${JSON_CONTENT_TYPE}`,
+    `Content-Length: ${Buffer.byteLength(body)}`,
+    "Connection: close",
+    "",
+    body,
+  ].join("\r\n");
 }
 
 function sendGatewayError(res: ServerResponse, error: GatewayError, headers: Record<string, string> = {}): void {

@@ -3,6 +3,7 @@ import { existsSync } from "node:fs";
 import { dirname } from "node:path";
 import { GetObjectCommand, ListObjectsV2Command, PutObjectCommand, type S3Client } from "@aws-sdk/client-s3";
 import { SendMessageCommand, type SQSClient } from "@aws-sdk/client-sqs";
+import type { Emulator } from "./emulator.ts";
 import type { LocalResources } from "./resources.ts";
 
 /**
@@ -15,17 +16,11 @@ interface Manifest {
   messages: Record<string, string[]>;
 }
 
-interface QueueInspector {
-  inspectQueue(name: string):
-    | { messages: { ready: { body: string }[]; delayed: { body: string }[]; inflight: { message: { body: string } }[] } }
-    | undefined;
-}
-
 export async function saveSnapshot(
   manifestPath: string,
   clients: { s3: S3Client; sqs: SQSClient },
   resources: LocalResources,
-  emulator: QueueInspector,
+  emulator: Pick<Emulator, "inspectQueue">,
 ): Promise<void> {
   const objectDir = `${dirname(manifestPath)}/s3`;
   await rm(objectDir, { recursive: true, force: true });
@@ -45,7 +40,7 @@ export async function saveSnapshot(
   } while (token);
   for (const [name, queue] of Object.entries(resources.queues)) {
     const queueName = queue.url.split("/").pop() ?? "";
-    const state = emulator.inspectQueue(queueName);
+    const state = await emulator.inspectQueue(queueName);
     if (!state) continue;
     manifest.messages[name] = [
       ...state.messages.ready.map((message) => message.body),

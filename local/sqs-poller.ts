@@ -5,7 +5,7 @@ import {
   type SQSClient,
 } from "@aws-sdk/client-sqs";
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from "aws-lambda";
-import { lambdaContext } from "./lambda-context.ts";
+import { invokeLocally } from "./lambda-context.ts";
 
 type SqsHandler = (event: SQSEvent, context: Context) => Promise<SQSBatchResponse | void>;
 
@@ -67,7 +67,7 @@ export function startPoller(options: PollerOptions): Poller {
     try {
       const handler = await options.loadHandler();
       const response = await Promise.race([
-        handler(event, lambdaContext(options.functionName, options.timeoutSeconds)),
+        invokeLocally(options.functionName, options.timeoutSeconds, (context) => handler(event, context)),
         new Promise<"timeout">((resolve) => {
           timer = setTimeout(() => resolve("timeout"), options.timeoutSeconds * 1000);
         }),

@@ -3,10 +3,10 @@ import { DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import { S3Client } from "@aws-sdk/client-s3";
 import { SQSClient } from "@aws-sdk/client-sqs";
 import type { Context, SQSBatchResponse, SQSEvent } from "aws-lambda";
-import { startFauxqs } from "fauxqs";
 import { ENV } from "../functions/shared/env-names.ts";
 import { QUEUES, WORKERS } from "../lib/workers.ts";
 import { startDynamoDbLocal } from "./dynamodb-local.ts";
+import { type Emulator, startEmulator } from "./emulator.ts";
 import { startGateway } from "./gateway.ts";
 import { createResources, type LocalResources } from "./resources.ts";
 import { startS3Gateway } from "./s3-gateway.ts";
@@ -34,6 +34,8 @@ export interface LocalStackOptions {
   workers?: boolean;
   workerConcurrency?: number;
   rateLimit?: { ratePerSecond: number; burst: number };
+  /** Seconds the gateway reuses the authorizer's answer for a token (0: never); the dev stage's by default. */
+  authorizerCacheTtlSeconds?: number;
   /** Extra environment for the functions. */
   env?: Record<string, string>;
 }
@@ -79,11 +81,11 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       dynamoEndpoint = dynamoDb.endpoint;
     }
     let emulatorEndpoint = options.emulatorEndpoint;
-    let emulator: Awaited<ReturnType<typeof startFauxqs>> | undefined;
+    let emulator: Emulator | undefined;
     if (!emulatorEndpoint) {
-      emulator = await startFauxqs({ port: 0, logger: false, host: "localhost", defaultRegion: LOCAL_REGION });
+      emulator = await startEmulator({ region: LOCAL_REGION });
       stops.push(() => emulator!.stop());
-      emulatorEndpoint = `http://127.0.0.1:${emulator.port}`;
+      emulatorEndpoint = emulator.endpoint;
     }
     const s3Gateway = await startS3Gateway({ upstream: emulatorEndpoint, region: LOCAL_REGION, ...LOCAL_CREDENTIALS });
     stops.push(s3Gateway.close);
@@ -136,6 +138,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     const gateway = await startGateway({
       port: options.port ?? 0,
       rateLimit: options.rateLimit ?? { ratePerSecond: 100, burst: 200 },
+      authorizerCacheTtlSeconds: options.authorizerCacheTtlSeconds,
     });
     stops.push(gateway.close);
 

@@ -30,8 +30,12 @@ export async function handler(event: APIGatewayTokenAuthorizerEvent): Promise<AP
   };
 }
 
-/** `arn:aws:execute-api:region:account:api/stage/METHOD/path` → `arn:...:api/stage/*` */
+/**
+ * `arn:aws:execute-api:region:account:apiId/stage/METHOD/path` → `arn:aws:execute-api:region:account:apiId/stage/*`.
+ * The API id ends the colon-separated part, so the first "/" separates it from the stage; `*` in an
+ * execute-api Resource matches across "/", so the pattern covers every method and path of the stage.
+ */
 export function stageWildcard(methodArn: string): string {
-  const [prefix, apiId, stage] = methodArn.split("/");
-  return `${prefix}/${apiId}/${stage}/*`;
+  const [apiArn, stage] = methodArn.split("/");
+  return `${apiArn}/${stage}/*`;
 }

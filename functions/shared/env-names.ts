@@ -15,6 +15,7 @@ export const ENV = {
   downloadUrlTtlSeconds: "DOWNLOAD_URL_TTL_SECONDS",
   maxUploadBytes: "MAX_UPLOAD_BYTES",
   allowPrivateFileUrls: "ALLOW_PRIVATE_FILE_URLS",
+  fileUrlAllowedNetworks: "FILE_URL_ALLOWED_NETWORKS",
   maxReceiveCount: "MAX_RECEIVE_COUNT",
   ingestStepMaxChunks: "INGEST_STEP_MAX_CHUNKS",
 } as const;

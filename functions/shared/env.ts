@@ -31,7 +31,14 @@ export const config = {
   uploadUrlTtlSeconds: () => positiveInt(ENV.uploadUrlTtlSeconds, 3600),
   downloadUrlTtlSeconds: () => positiveInt(ENV.downloadUrlTtlSeconds, 3600),
   maxUploadBytes: () => positiveInt(ENV.maxUploadBytes, MAX_UPLOAD_BYTES_DEFAULT),
+  /** Turns the FILE URL guard off entirely; for tests written before `fileUrlAllowedNetworks`. */
   allowPrivateFileUrls: () => process.env[ENV.allowPrivateFileUrls] === "true",
+  /** Addresses or CIDR networks FILE payloads may reach although they are not public (comma-separated). */
+  fileUrlAllowedNetworks: () =>
+    (process.env[ENV.fileUrlAllowedNetworks] ?? "")
+      .split(",")
+      .map((entry) => entry.trim())
+      .filter((entry) => entry !== ""),
   maxReceiveCount: () => positiveInt(ENV.maxReceiveCount, 5),
   /** Chunks embedded per worker invocation before the rest continues in a follow-up message. */
   ingestStepMaxChunks: () => positiveInt(ENV.ingestStepMaxChunks, 20_000),

@@ -1,7 +1,7 @@
 import middy from "@middy/core";
 import { injectLambdaContext } from "@aws-lambda-powertools/logger/middleware";
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from "aws-lambda";
-import { formatIssue } from "./validation.ts";
+import { findIllFormedString, formatIssue } from "./validation.ts";
 import type * as z from "./validation.ts";
 import { errorEnvelope, INTERNAL_ERROR_MESSAGE, JSON_CONTENT_TYPE } from "./api-errors.ts";
 import { AppError, badRequest, isAppError, unprocessable } from "./errors.ts";
@@ -59,7 +59,8 @@ const TENANT_PATTERN = /^[A-Za-z0-9]{1,64}$/;
 /**
  * The one middy stack every HTTP handler is built with. Validation runs in a fixed order, so the
  * same bad request always gets the same error: path (400), tenant header (400), namespace
- * (404/403/409), body JSON (400), query (422), body schema (422). Every failure, expected or not, leaves as
+ * (404/403/409), body JSON (400), query (422), body schema (422); a string that is not well-formed
+ * UTF-16 fails its part like a schema failure, naming the field. Every failure, expected or not, leaves as
  * the error envelope.
  */
 export function httpHandler<
@@ -155,10 +156,16 @@ function readJsonBody(event: APIGatewayProxyEvent): unknown {
   }
 }
 
+/**
+ * Every request string (path, query, body) passes one check before its schema: well-formed UTF-16.
+ * Schemas then never see a string that an S3 key, a URL, a header or a stored record cannot carry.
+ */
 function parseWith(schema: z.ZodMiniType, input: unknown, code: "bad_request" | "unprocessable_entity"): unknown {
+  const fail = (message: string) => (code === "bad_request" ? badRequest(message) : unprocessable(message));
+  const illFormed = findIllFormedString(input);
+  if (illFormed) throw fail(formatIssue(illFormed));
   const result = schema.safeParse(input);
   if (result.success) return result.data;
-  const message = formatIssue(result.error.issues[0]);
-  throw code === "bad_request" ? badRequest(message) : unprocessable(message);
+  throw fail(formatIssue(result.error.issues[0]));
 }
 

@@ -29,8 +29,46 @@ config(en());
 export * from "zod/mini";
 
 /** The first issue of a failed parse as `<field path>: <reason>`, the form every 422 message takes. */
-export function formatIssue(issue: $ZodIssue | undefined): string {
+export function formatIssue(issue: Pick<$ZodIssue, "path" | "message"> | undefined): string {
   if (!issue) return "The request is invalid.";
   const path = issue.path.map(String).join(".");
   return path ? `${path}: ${issue.message}` : issue.message;
 }
+
+/**
+ * The first string of a parsed request (a value or a field name, at any depth) that is not
+ * well-formed UTF-16, as an issue naming its path. JSON's `\ud800` escape yields a lone surrogate
+ * that has no UTF-8 form: S3 key and URL encoders, `encodeURIComponent` and header writers throw on
+ * it, and DynamoDB or a provider would store or see something else than was sent. Walked without
+ * recursion, since a body may nest as deep as its size allows.
+ */
+export function findIllFormedString(input: unknown): Pick<$ZodIssue, "path" | "message"> | null {
+  // Each entry links to its parent instead of carrying its path, so depth costs no copying.
+  type Entry = { value: unknown; key: PropertyKey | null; parent: Entry | null };
+  const pathOf = (entry: Entry | null): PropertyKey[] => {
+    const path: PropertyKey[] = [];
+    for (let at = entry; at !== null && at.key !== null; at = at.parent) path.push(at.key);
+    return path.reverse();
+  };
+  const pending: Entry[] = [{ value: input, key: null, parent: null }];
+  for (let entry = pending.pop(); entry !== undefined; entry = pending.pop()) {
+    const { value } = entry;
+    if (typeof value === "string") {
+      if (!value.isWellFormed()) return { path: pathOf(entry), message: ILL_FORMED_MESSAGE };
+    } else if (Array.isArray(value)) {
+      for (let index = value.length - 1; index >= 0; index -= 1) pending.push({ value: value[index], key: index, parent: entry });
+    } else if (typeof value === "object" && value !== null) {
+      const entries = Object.entries(value);
+      if (entries.some(([key]) => !key.isWellFormed())) {
+        return { path: pathOf(entry), message: "a field name contains an unpaired UTF-16 surrogate" };
+      }
+      for (let index = entries.length - 1; index >= 0; index -= 1) {
+        const [key, child] = entries[index]!;
+        pending.push({ value: child, key, parent: entry });
+      }
+    }
+  }
+  return null;
+}
+
+const ILL_FORMED_MESSAGE = "must be well-formed Unicode text (it contains an unpaired UTF-16 surrogate)";

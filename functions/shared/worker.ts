@@ -43,11 +43,14 @@ export function sqsWorker<S extends z.ZodMiniType>(spec: WorkerSpec<S>) {
       throw error;
     }
   };
-  return async (event: SQSEvent, context: Context): Promise<SQSBatchResponse> =>
+  return async (event: SQSEvent, context: Context): Promise<SQSBatchResponse> => {
+    // Every log line of the batch names this function and request, as the HTTP stack's do.
+    logger.addContext(context);
     // A processor per invocation: outside Lambda's invoke store it keeps the batch's records and
     // failures on itself, and the local stack runs several invocations of one handler at once
     // (a shared one reported other batches' failures as successes, deleting unfinished messages).
-    processPartialResponse(event, handleRecord, new BatchProcessor(EventType.SQS), { context, throwOnFullBatchFailure: false });
+    return processPartialResponse(event, handleRecord, new BatchProcessor(EventType.SQS), { context, throwOnFullBatchFailure: false });
+  };
 }
 
 function safeJson(text: string): unknown {

@@ -42,14 +42,20 @@ export const GATEWAY_RESPONSES: GatewayResponseMapping[] = [
   { type: ResponseType.ACCESS_DENIED, error: GATEWAY_ERRORS.forbidden },
   // The organization's usage key is missing from the usage plan: the key is valid but may not call.
   { type: ResponseType.INVALID_API_KEY, error: GATEWAY_ERRORS.forbidden },
-  // API Gateway reports an unknown path or method as a missing authentication token.
+  // API Gateway reports an unknown path or a method the path does not have (any method: the local
+  // gateway answers FOO and CONNECT the same way) as a missing authentication token.
   { type: ResponseType.MISSING_AUTHENTICATION_TOKEN, error: GATEWAY_ERRORS.routeNotFound },
   { type: ResponseType.RESOURCE_NOT_FOUND, error: GATEWAY_ERRORS.routeNotFound },
+  // Bodies over 10 MB; also the only response observed with a status of its own for a request whose
+  // Lambda event exceeds 6 MB (see MAX_LAMBDA_EVENT_BYTES for why no 5XX type is remapped to 413).
   { type: ResponseType.REQUEST_TOO_LARGE, error: GATEWAY_ERRORS.payloadTooLarge },
   // Token buckets refill every second. The usage plan sets no quota, so QUOTA_EXCEEDED appears only
   // if an operator adds one, and is then answered the same way.
   { type: ResponseType.THROTTLED, error: GATEWAY_ERRORS.throttled, headers: { "Retry-After": "1" } },
   { type: ResponseType.QUOTA_EXCEEDED, error: GATEWAY_ERRORS.throttled, headers: { "Retry-After": "1" } },
+  // Setting DEFAULT_4XX's status sets it for every 4XX type not mapped above (BAD_REQUEST_BODY,
+  // UNSUPPORTED_MEDIA_TYPE, EXPIRED_TOKEN...): they all become 400 bad_request, the one code/status
+  // pair that fits them all. The local gateway answers an oversized header section the same way.
   { type: ResponseType.DEFAULT_4XX, error: GATEWAY_ERRORS.badRequest },
   // Authorizer crashes and integration timeouts alike: the spec pairs internal_server_error with 500.
   { type: ResponseType.DEFAULT_5XX, error: GATEWAY_ERRORS.internal },

@@ -1,5 +1,6 @@
 import { execFile } from "node:child_process";
 import fs from "node:fs";
+import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
@@ -9,9 +10,9 @@ import { SCHEDULED_FUNCTIONS, WORKERS } from "../../lib/workers.ts";
 
 const PROJECT_ROOT = fileURLToPath(new URL("../../", import.meta.url));
 
-// The Deno app may write only under cdk.out (cdk.json), so the throw-away output lives there too.
-fs.mkdirSync(path.join(PROJECT_ROOT, "cdk.out"), { recursive: true });
-const outdir = fs.mkdtempSync(path.join(PROJECT_ROOT, "cdk.out", "synth-test-"));
+// Outside the project on purpose: the Deno app may write only to the output folder the CLI names
+// (cdk.json passes CDK_OUTDIR to --allow-write), and `cdk synth -o <anywhere>` must work.
+const outdir = fs.mkdtempSync(path.join(os.tmpdir(), "kis-synth-test-"));
 
 afterAll(() => fs.rmSync(outdir, { recursive: true, force: true }));
 

@@ -1,8 +1,9 @@
 import { type ChildProcess, execFileSync, spawn } from "node:child_process";
-import { mkdtempSync } from "node:fs";
+import { mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { fileURLToPath } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
+import { isLoopback, listeningSockets } from "../support/listening-sockets.ts";
 
 const projectRoot = fileURLToPath(new URL("../../", import.meta.url));
 const stackFile = `${mkdtempSync(`${tmpdir()}/kis-dev-`)}/local-stack.json`;
@@ -92,6 +93,18 @@ describe("npm run dev", () => {
     expect(started.length).toBeGreaterThan(0);
     await dev.stop("SIGINT");
     await expect.poll(() => started.filter(isAlive), { timeout: 10_000 }).toEqual([]);
+  });
+});
+
+describe.runIf(process.platform === "linux")("npm run dev on the network", () => {
+  it("listens on 127.0.0.1 only, in every process it starts (gateway, S3 front, emulator, DynamoDB Local)", async () => {
+    const dev = await startDev({ KIS_STACK_FILE: `${stackFile}.loopback` });
+    const stack = JSON.parse(readFileSync(`${stackFile}.loopback`, "utf8")) as { endpoints: Record<string, string> };
+    const sockets = listeningSockets([dev.child.pid!, ...descendants(dev.child.pid!)]);
+    const ports = sockets.map((socket) => socket.port);
+    for (const endpoint of [dev.baseUrl, ...Object.values(stack.endpoints)]) expect(ports).toContain(Number(new URL(endpoint).port));
+    expect(sockets.filter((socket) => !isLoopback(socket.address))).toEqual([]);
+    await dev.stop();
   });
 });
 

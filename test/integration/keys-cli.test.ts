@@ -2,7 +2,8 @@ import { describe, expect, it } from "vitest";
 import { run } from "../../scripts/keys.ts";
 import { useLocalStack } from "../support/local-stack.ts";
 
-const api = useLocalStack();
+// A one-second authorizer cache, so revocation can be seen taking effect when the cache expires.
+const api = useLocalStack({ authorizerCacheTtlSeconds: 1 });
 
 async function keysCli(...args: string[]): Promise<{ code: number; output: string }> {
   const lines: string[] = [];
@@ -35,13 +36,14 @@ describe("the keys command-line tool", () => {
     }
   });
 
-  it("revokes a key so the gateway refuses it", async () => {
+  it("revokes a key so the gateway refuses it once the authorizer cache has expired", async () => {
     const created = await keysCli("create", "--org", "initech-cli");
     const key = /API key \(shown once, store it now\): (\S+)/.exec(created.output)?.[1];
     const keyId = /Key id: (key_\S+)/.exec(created.output)?.[1] ?? "";
     expect((await api.request("GET", "/v1/namespace", { key })).status).toBe(200);
     const revoked = await keysCli("revoke", keyId);
     expect(revoked.code).toBe(0);
+    await new Promise((resolve) => setTimeout(resolve, 1100));
     expect((await api.request("GET", "/v1/namespace", { key })).status).toBe(401);
     expect((await keysCli("revoke", keyId)).code).toBe(1);
   });

@@ -1,6 +1,6 @@
 import type { TestProject } from "vitest/node";
-import { startFauxqs } from "fauxqs";
 import { startDynamoDbLocal } from "../../local/dynamodb-local.ts";
+import { startEmulator } from "../../local/emulator.ts";
 
 declare module "vitest" {
   export interface ProvidedContext {
@@ -11,12 +11,9 @@ declare module "vitest" {
 
 export default async function setup(project: TestProject) {
   process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = "true";
-  const [dynamoDb, emulator] = await Promise.all([
-    startDynamoDbLocal(),
-    startFauxqs({ port: 0, logger: false, host: "localhost", defaultRegion: "us-east-1" }),
-  ]);
+  const [dynamoDb, emulator] = await Promise.all([startDynamoDbLocal(), startEmulator({ region: "us-east-1" })]);
   project.provide("dynamoEndpoint", dynamoDb.endpoint);
-  project.provide("emulatorEndpoint", `http://127.0.0.1:${emulator.port}`);
+  project.provide("emulatorEndpoint", emulator.endpoint);
   return async () => {
     await emulator.stop();
     await dynamoDb.stop();

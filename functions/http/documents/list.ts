@@ -1,4 +1,5 @@
 import { httpHandler, ok } from "../../shared/http.ts";
+import { findJobForRequest } from "../../shared/db/ingest-jobs.ts";
 import { toRecord } from "../../shared/db/items.ts";
 import { listPage } from "../../shared/db/pager.ts";
 import type { DocumentRecord } from "../../shared/domain/document.ts";
@@ -10,12 +11,18 @@ import { documentsToWire } from "../../shared/jobs/wire.ts";
 export const handler = httpHandler(
   { path: namespacePath, tenant: true, namespace: "any", query: documentListQuery },
   async ({ namespace, tenantId, query }) => {
+    const jobId = query.ingestJobId ?? null;
+    // The job index is keyed by job alone: another namespace's or tenant's job is answered like an
+    // unknown one, before its partition is read, so no page size or cursor can tell of its documents.
+    if (jobId !== null && !(await findJobForRequest(namespace.id, tenantId, jobId))) {
+      return ok([], { pagination: { nextCursor: null, prevCursor: null, hasMore: false } });
+    }
     const page = await listPage({
       collection: "DOCS",
       namespaceId: namespace.id,
       tenantId,
       statuses: query.statuses,
-      parentJobId: query.ingestJobId ?? null,
+      parentJobId: jobId,
       order: query.order,
       direction: query.cursorDirection,
       cursor: query.cursor ?? null,

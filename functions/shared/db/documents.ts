@@ -1,4 +1,4 @@
-import { BatchGetCommand, GetCommand, QueryCommand, TransactWriteCommand } from "@aws-sdk/lib-dynamodb";
+import { BatchGetCommand, GetCommand, QueryCommand } from "@aws-sdk/lib-dynamodb";
 import { dynamo } from "../aws-clients.ts";
 import { config } from "../env.ts";
 import { isConditionFailure, notFound } from "../errors.ts";
@@ -6,6 +6,7 @@ import type { DocumentRecord, DocumentSource } from "../domain/document.ts";
 import { getObjectText } from "../storage/objects.ts";
 import { toRecord } from "./items.ts";
 import { keys, listIndexAttributes } from "./keys.ts";
+import { transactWrite } from "./transact.ts";
 import type { Transitionable } from "./transitions.ts";
 
 export function documentTarget(document: Pick<DocumentRecord, "id" | "namespaceId" | "tenantId">): Transitionable {
@@ -34,38 +35,34 @@ export async function loadDocumentForRequest(namespaceId: string, tenantId: stri
 export async function insertDocumentIfAbsent(record: DocumentRecord): Promise<boolean> {
   const table = config.tableName();
   try {
-    await dynamo().send(
-      new TransactWriteCommand({
-        TransactItems: [
-          {
-            Put: {
-              TableName: table,
-              Item: { ...keys.document(record.id), ...listIndexAttributes("DOCS", record), entityType: "Document", ...record },
-              ConditionExpression: "attribute_not_exists(PK)",
+    await transactWrite([
+      {
+        Put: {
+          TableName: table,
+          Item: { ...keys.document(record.id), ...listIndexAttributes("DOCS", record), entityType: "Document", ...record },
+          ConditionExpression: "attribute_not_exists(PK)",
+        },
+      },
+      {
+        ConditionCheck: {
+          TableName: table,
+          Key: keys.ingestJob(record.ingestJobId),
+          ConditionExpression: "#status = :preparing AND runId = :runId",
+          ExpressionAttributeNames: { "#status": "status" },
+          ExpressionAttributeValues: { ":preparing": "PRE_PROCESSING", ":runId": record.runId },
+        },
+      },
+      ...(record.source.type === "MANAGED_FILE"
+        ? [
+            {
+              Put: {
+                TableName: table,
+                Item: { ...keys.uploadReference(record.source.key, record.id), entityType: "UploadReference", namespaceId: record.namespaceId },
+              },
             },
-          },
-          {
-            ConditionCheck: {
-              TableName: table,
-              Key: keys.ingestJob(record.ingestJobId),
-              ConditionExpression: "#status = :preparing AND runId = :runId",
-              ExpressionAttributeNames: { "#status": "status" },
-              ExpressionAttributeValues: { ":preparing": "PRE_PROCESSING", ":runId": record.runId },
-            },
-          },
-          ...(record.source.type === "MANAGED_FILE"
-            ? [
-                {
-                  Put: {
-                    TableName: table,
-                    Item: { ...keys.uploadReference(record.source.key, record.id), entityType: "UploadReference", namespaceId: record.namespaceId },
-                  },
-                },
-              ]
-            : []),
-        ],
-      }),
-    );
+          ]
+        : []),
+    ]);
     return true;
   } catch (error) {
     if (isConditionFailure(error)) return false;

@@ -1,13 +1,14 @@
 import { randomBytes } from "node:crypto";
-import { GetCommand, TransactWriteCommand } from "@aws-sdk/lib-dynamodb";
+import { GetCommand } from "@aws-sdk/lib-dynamodb";
 import { dynamo } from "../aws-clients.ts";
 import { config } from "../env.ts";
-import { conflict, isConditionFailure, notFound } from "../errors.ts";
+import { cancellationReasons, conflict, isConditionFailure, notFound } from "../errors.ts";
 import { nowIso } from "../time.ts";
 import { applyHostingPatch, type HostingPatch, type HostingRecord, newHosting } from "../domain/hosting.ts";
 import type { NamespaceRecord } from "../domain/namespace.ts";
-import { cancellationReasons, toRecord } from "./items.ts";
+import { toRecord } from "./items.ts";
 import { keys } from "./keys.ts";
+import { transactWrite } from "./transact.ts";
 
 const SLUG_ALPHABET = "abcdefghijklmnopqrstuvwxyz0123456789";
 
@@ -29,7 +30,8 @@ export async function requireHosting(namespaceId: string): Promise<HostingRecord
   return hosting;
 }
 
-function hostingItem(record: HostingRecord) {
+/** The table item of a hosting record, as written. */
+export function hostingItem(record: HostingRecord) {
   return { ...keys.hosting(record.namespaceId), entityType: "Hosting", ...record };
 }
 
@@ -49,14 +51,10 @@ export async function enableHosting(namespace: NamespaceRecord): Promise<Hosting
   for (let attempt = 0; attempt < 3; attempt += 1) {
     const record = newHosting(namespace, randomSlugSuffix(), nowIso());
     try {
-      await dynamo().send(
-        new TransactWriteCommand({
-          TransactItems: [
-            { Put: { TableName: config.tableName(), Item: hostingItem(record), ConditionExpression: "attribute_not_exists(PK)" } },
-            slugReservation(record.slug, namespace.id),
-          ],
-        }),
-      );
+      await transactWrite([
+        { Put: { TableName: config.tableName(), Item: hostingItem(record), ConditionExpression: "attribute_not_exists(PK)" } },
+        slugReservation(record.slug, namespace.id),
+      ]);
       return record;
     } catch (error) {
       if (!isConditionFailure(error)) throw error;
@@ -74,24 +72,20 @@ export async function updateHosting(namespaceId: string, patch: HostingPatch): P
   const table = config.tableName();
   const slugChanged = next.slug !== current.slug;
   try {
-    await dynamo().send(
-      new TransactWriteCommand({
-        TransactItems: [
-          {
-            Put: {
-              TableName: table,
-              Item: hostingItem(next),
-              // Optimistic concurrency: a concurrent update or delete makes this one fail cleanly.
-              ConditionExpression: "updatedAt = :seen",
-              ExpressionAttributeValues: { ":seen": current.updatedAt },
-            },
-          },
-          ...(slugChanged
-            ? [slugReservation(next.slug, namespaceId), { Delete: { TableName: table, Key: keys.hostingSlug(current.slug) } }]
-            : []),
-        ],
-      }),
-    );
+    await transactWrite([
+      {
+        Put: {
+          TableName: table,
+          Item: hostingItem(next),
+          // Optimistic concurrency: a concurrent update or delete makes this one fail cleanly.
+          ConditionExpression: "updatedAt = :seen",
+          ExpressionAttributeValues: { ":seen": current.updatedAt },
+        },
+      },
+      ...(slugChanged
+        ? [slugReservation(next.slug, namespaceId), { Delete: { TableName: table, Key: keys.hostingSlug(current.slug) } }]
+        : []),
+    ]);
   } catch (error) {
     if (!isConditionFailure(error)) throw error;
     if (cancellationReasons(error)[1] === "ConditionalCheckFailed") throw conflict(`Hosting slug "${next.slug}" is taken.`);
@@ -115,18 +109,14 @@ export async function deleteHosting(namespaceId: string): Promise<HostingRecord>
 /** Removes a hosting record and its slug; `exact` refuses if the record changed since it was read. */
 export async function removeHosting(current: HostingRecord, exact: boolean): Promise<void> {
   const table = config.tableName();
-  await dynamo().send(
-    new TransactWriteCommand({
-      TransactItems: [
-        {
-          Delete: {
-            TableName: table,
-            Key: keys.hosting(current.namespaceId),
-            ...(exact ? { ConditionExpression: "updatedAt = :seen", ExpressionAttributeValues: { ":seen": current.updatedAt } } : {}),
-          },
-        },
-        { Delete: { TableName: table, Key: keys.hostingSlug(current.slug) } },
-      ],
-    }),
-  );
+  await transactWrite([
+    {
+      Delete: {
+        TableName: table,
+        Key: keys.hosting(current.namespaceId),
+        ...(exact ? { ConditionExpression: "updatedAt = :seen", ExpressionAttributeValues: { ":seen": current.updatedAt } } : {}),
+      },
+    },
+    { Delete: { TableName: table, Key: keys.hostingSlug(current.slug) } },
+  ]);
 }

@@ -1,14 +1,15 @@
-import { DeleteCommand, GetCommand, TransactWriteCommand } from "@aws-sdk/lib-dynamodb";
+import { DeleteCommand, GetCommand } from "@aws-sdk/lib-dynamodb";
 import { dynamo } from "../aws-clients.ts";
 import { config } from "../env.ts";
-import { conflict, isConditionFailure, notFound } from "../errors.ts";
+import { cancellationReasons, conflict, isConditionFailure, notFound } from "../errors.ts";
 import { newId } from "../ids.ts";
 import type { IngestConfig } from "../domain/ingest-config.ts";
 import type { IngestJobRecord, IngestPayload } from "../domain/ingest-job.ts";
 import { deleteObjects, getObjectText, putObject } from "../storage/objects.ts";
 import { jobPayloadKey } from "../storage/object-keys.ts";
-import { cancellationReasons, toRecord } from "./items.ts";
+import { toRecord } from "./items.ts";
 import { keys, listIndexAttributes } from "./keys.ts";
+import { transactWrite } from "./transact.ts";
 import type { Transitionable } from "./transitions.ts";
 
 /** Payloads larger than this live in S3, so a job record never nears DynamoDB's 400 KB item limit. */
@@ -28,14 +29,18 @@ export async function getIngestJob(jobId: string): Promise<IngestJobRecord | nul
 }
 
 /**
- * The job a request addresses. Another namespace's job, or (with a tenant header) another
+ * The job a request addresses, or null. Another namespace's job, or (with a tenant header) another
  * tenant's, is reported exactly like a missing one.
  */
-export async function loadJobForRequest(namespaceId: string, tenantId: string | null, jobId: string): Promise<IngestJobRecord> {
+export async function findJobForRequest(namespaceId: string, tenantId: string | null, jobId: string): Promise<IngestJobRecord | null> {
   const job = await getIngestJob(jobId);
-  if (!job || job.namespaceId !== namespaceId || (tenantId !== null && job.tenantId !== tenantId)) {
-    throw notFound(`Ingest job ${jobId} not found.`);
-  }
+  if (!job || job.namespaceId !== namespaceId || (tenantId !== null && job.tenantId !== tenantId)) return null;
+  return job;
+}
+
+export async function loadJobForRequest(namespaceId: string, tenantId: string | null, jobId: string): Promise<IngestJobRecord> {
+  const job = await findJobForRequest(namespaceId, tenantId, jobId);
+  if (!job) throw notFound(`Ingest job ${jobId} not found.`);
   return job;
 }
 
@@ -89,34 +94,30 @@ export async function insertIngestJob(input: NewIngestJob): Promise<IngestJobRec
   if (!inline) await putObject(record.payloadObjectKey!, serialised, "application/json");
   const table = config.tableName();
   try {
-    await dynamo().send(
-      new TransactWriteCommand({
-        TransactItems: [
-          ...(record.externalId
-            ? [
-                {
-                  Put: {
-                    TableName: table,
-                    Item: { ...keys.externalId(record.namespaceId, record.externalId), entityType: "ExternalId", jobId: id },
-                    ConditionExpression: "attribute_not_exists(PK)",
-                  },
-                },
-              ]
-            : []),
-          { Put: { TableName: table, Item: jobItem(record), ConditionExpression: "attribute_not_exists(PK)" } },
-          // A namespace deletion that started after the request was checked must not gain a new job.
-          {
-            ConditionCheck: {
-              TableName: table,
-              Key: keys.namespace(record.namespaceId),
-              ConditionExpression: "#status = :active",
-              ExpressionAttributeNames: { "#status": "status" },
-              ExpressionAttributeValues: { ":active": "ACTIVE" },
+    await transactWrite([
+      ...(record.externalId
+        ? [
+            {
+              Put: {
+                TableName: table,
+                Item: { ...keys.externalId(record.namespaceId, record.externalId), entityType: "ExternalId", jobId: id },
+                ConditionExpression: "attribute_not_exists(PK)",
+              },
             },
-          },
-        ],
-      }),
-    );
+          ]
+        : []),
+      { Put: { TableName: table, Item: jobItem(record), ConditionExpression: "attribute_not_exists(PK)" } },
+      // A namespace deletion that started after the request was checked must not gain a new job.
+      {
+        ConditionCheck: {
+          TableName: table,
+          Key: keys.namespace(record.namespaceId),
+          ConditionExpression: "#status = :active",
+          ExpressionAttributeNames: { "#status": "status" },
+          ExpressionAttributeValues: { ":active": "ACTIVE" },
+        },
+      },
+    ]);
   } catch (error) {
     if (!inline) await deleteObjects([record.payloadObjectKey!]);
     if (!isConditionFailure(error)) throw error;
@@ -133,25 +134,21 @@ export async function insertIngestJob(input: NewIngestJob): Promise<IngestJobRec
 /** Removes a job record, its externalId reservation and its stored payload. */
 export async function removeIngestJobRecord(record: IngestJobRecord): Promise<void> {
   const table = config.tableName();
-  await dynamo().send(
-    new TransactWriteCommand({
-      TransactItems: [
-        { Delete: { TableName: table, Key: keys.ingestJob(record.id) } },
-        ...(record.externalId
-          ? [
-              {
-                Delete: {
-                  TableName: table,
-                  Key: keys.externalId(record.namespaceId, record.externalId),
-                  ConditionExpression: "attribute_not_exists(PK) OR jobId = :id",
-                  ExpressionAttributeValues: { ":id": record.id },
-                },
-              },
-            ]
-          : []),
-      ],
-    }),
-  );
+  await transactWrite([
+    { Delete: { TableName: table, Key: keys.ingestJob(record.id) } },
+    ...(record.externalId
+      ? [
+          {
+            Delete: {
+              TableName: table,
+              Key: keys.externalId(record.namespaceId, record.externalId),
+              ConditionExpression: "attribute_not_exists(PK) OR jobId = :id",
+              ExpressionAttributeValues: { ":id": record.id },
+            },
+          },
+        ]
+      : []),
+  ]);
   if (record.payloadObjectKey) await deleteObjects([record.payloadObjectKey]);
 }
 

@@ -17,9 +17,3 @@ export function toRecord<T>(item: Record<string, unknown>): T {
   }
   return record as T;
 }
-
-/** Reasons DynamoDB gave for a cancelled transaction, one per action, `None` where it passed. */
-export function cancellationReasons(error: unknown): string[] {
-  const reasons = (error as { CancellationReasons?: { Code?: string }[] } | null)?.CancellationReasons;
-  return (reasons ?? []).map((reason) => reason.Code ?? "None");
-}

@@ -1,7 +1,7 @@
-import { GetCommand, TransactWriteCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
+import { GetCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
 import { dynamo } from "../aws-clients.ts";
 import { config } from "../env.ts";
-import { conflict, forbidden, isConditionFailure, notFound } from "../errors.ts";
+import { cancellationReasons, conflict, forbidden, isConditionFailure, notFound } from "../errors.ts";
 import { newId } from "../ids.ts";
 import { nowIso } from "../time.ts";
 import {
@@ -10,9 +10,10 @@ import {
   type NamespaceRecord,
   type VectorStoreConfig,
 } from "../domain/namespace.ts";
-import { cancellationReasons, toRecord } from "./items.ts";
+import { toRecord } from "./items.ts";
 import { keys, organizationListKeys, organizationListPartition } from "./keys.ts";
 import { queryWholePartition } from "./query.ts";
+import { retryingConflicts, transactWrite } from "./transact.ts";
 
 export type NamespaceAccess = "active" | "any";
 
@@ -69,25 +70,21 @@ export async function createNamespace(organizationId: string, input: CreateNames
     vectorStoreConfig: input.vectorStoreConfig ?? { provider: "MANAGED_VECTORSTORE" },
   };
   try {
-    await dynamo().send(
-      new TransactWriteCommand({
-        TransactItems: [
-          {
-            Put: {
-              TableName: config.tableName(),
-              Item: {
-                ...keys.namespace(record.id),
-                ...organizationListKeys("NAMESPACES", organizationId, now, record.id),
-                entityType: "Namespace",
-                ...record,
-              },
-              ConditionExpression: "attribute_not_exists(PK)",
-            },
+    await transactWrite([
+      {
+        Put: {
+          TableName: config.tableName(),
+          Item: {
+            ...keys.namespace(record.id),
+            ...organizationListKeys("NAMESPACES", organizationId, now, record.id),
+            entityType: "Namespace",
+            ...record,
           },
-          slugReservation(organizationId, record.slug, record.id),
-        ],
-      }),
-    );
+          ConditionExpression: "attribute_not_exists(PK)",
+        },
+      },
+      slugReservation(organizationId, record.slug, record.id),
+    ]);
   } catch (error) {
     if (isConditionFailure(error)) throw conflict(`A namespace with slug "${record.slug}" already exists.`);
     throw error;
@@ -116,34 +113,30 @@ export async function updateNamespace(
   const table = config.tableName();
   const slugChanged = slug !== namespace.slug;
   try {
-    await dynamo().send(
-      new TransactWriteCommand({
-        TransactItems: [
-          {
-            Update: {
-              TableName: table,
-              Key: keys.namespace(namespace.id),
-              UpdateExpression: "SET #name = :name, slug = :slug, updatedAt = :now",
-              ConditionExpression: "#status = :active AND slug = :oldSlug",
-              ExpressionAttributeNames: { "#name": "name", "#status": "status" },
-              ExpressionAttributeValues: {
-                ":name": name,
-                ":slug": slug,
-                ":now": updated.updatedAt,
-                ":active": "ACTIVE",
-                ":oldSlug": namespace.slug,
-              },
-            },
+    await transactWrite([
+      {
+        Update: {
+          TableName: table,
+          Key: keys.namespace(namespace.id),
+          UpdateExpression: "SET #name = :name, slug = :slug, updatedAt = :now",
+          ConditionExpression: "#status = :active AND slug = :oldSlug",
+          ExpressionAttributeNames: { "#name": "name", "#status": "status" },
+          ExpressionAttributeValues: {
+            ":name": name,
+            ":slug": slug,
+            ":now": updated.updatedAt,
+            ":active": "ACTIVE",
+            ":oldSlug": namespace.slug,
           },
-          ...(slugChanged
-            ? [
-                slugReservation(namespace.organizationId, slug, namespace.id),
-                { Delete: { TableName: table, Key: keys.namespaceSlug(namespace.organizationId, namespace.slug) } },
-              ]
-            : []),
-        ],
-      }),
-    );
+        },
+      },
+      ...(slugChanged
+        ? [
+            slugReservation(namespace.organizationId, slug, namespace.id),
+            { Delete: { TableName: table, Key: keys.namespaceSlug(namespace.organizationId, namespace.slug) } },
+          ]
+        : []),
+    ]);
   } catch (error) {
     if (!isConditionFailure(error)) throw error;
     const reasons = cancellationReasons(error);
@@ -157,15 +150,18 @@ export async function updateNamespace(
 export async function markNamespaceDeleting(namespace: NamespaceRecord): Promise<NamespaceRecord> {
   const now = nowIso();
   try {
-    await dynamo().send(
-      new UpdateCommand({
-        TableName: config.tableName(),
-        Key: keys.namespace(namespace.id),
-        UpdateExpression: "SET #status = :deleting, updatedAt = :now",
-        ConditionExpression: "#status = :active",
-        ExpressionAttributeNames: { "#status": "status" },
-        ExpressionAttributeValues: { ":deleting": "DELETING", ":active": "ACTIVE", ":now": now },
-      }),
+    // Job creation condition-checks the namespace in a transaction, which this write can meet.
+    await retryingConflicts(() =>
+      dynamo().send(
+        new UpdateCommand({
+          TableName: config.tableName(),
+          Key: keys.namespace(namespace.id),
+          UpdateExpression: "SET #status = :deleting, updatedAt = :now",
+          ConditionExpression: "#status = :active",
+          ExpressionAttributeNames: { "#status": "status" },
+          ExpressionAttributeValues: { ":deleting": "DELETING", ":active": "ACTIVE", ":now": now },
+        }),
+      ),
     );
   } catch (error) {
     if (isConditionFailure(error)) throw conflict(`Namespace ${namespace.id} is already being deleted.`);
@@ -177,19 +173,15 @@ export async function markNamespaceDeleting(namespace: NamespaceRecord): Promise
 /** Removes the namespace record and its slug reservation: the last step of the deletion cascade. */
 export async function removeNamespaceRecord(namespace: NamespaceRecord): Promise<void> {
   const table = config.tableName();
-  await dynamo().send(
-    new TransactWriteCommand({
-      TransactItems: [
-        { Delete: { TableName: table, Key: keys.namespace(namespace.id) } },
-        {
-          Delete: {
-            TableName: table,
-            Key: keys.namespaceSlug(namespace.organizationId, namespace.slug),
-            ConditionExpression: "attribute_not_exists(PK) OR namespaceId = :id",
-            ExpressionAttributeValues: { ":id": namespace.id },
-          },
-        },
-      ],
-    }),
-  );
+  await transactWrite([
+    { Delete: { TableName: table, Key: keys.namespace(namespace.id) } },
+    {
+      Delete: {
+        TableName: table,
+        Key: keys.namespaceSlug(namespace.organizationId, namespace.slug),
+        ConditionExpression: "attribute_not_exists(PK) OR namespaceId = :id",
+        ExpressionAttributeValues: { ":id": namespace.id },
+      },
+    },
+  ]);
 }

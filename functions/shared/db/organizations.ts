@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { DeleteCommand, GetCommand, PutCommand, ScanCommand, TransactWriteCommand } from "@aws-sdk/lib-dynamodb";
+import { DeleteCommand, GetCommand, PutCommand, ScanCommand } from "@aws-sdk/lib-dynamodb";
 import { dynamo } from "../aws-clients.ts";
 import { config } from "../env.ts";
 import { isConditionFailure } from "../errors.ts";
@@ -9,6 +9,7 @@ import { generateApiKey, hashApiKey, keyIdFromHash, keyPreview } from "../api-ke
 import { toRecord } from "./items.ts";
 import { ALL_ORGANIZATIONS_PARTITION, allOrganizationsListKeys, keys, organizationListKeys, organizationListPartition } from "./keys.ts";
 import { queryWholePartition } from "./query.ts";
+import { transactWrite } from "./transact.ts";
 
 export interface OrganizationRecord {
   id: string;
@@ -50,26 +51,22 @@ export async function ensureOrganization(name: string): Promise<{ organization: 
   const now = nowIso();
   const organization: OrganizationRecord = { id: newId("organization"), name, createdAt: now, usageKey: randomBytes(24).toString("base64url") };
   try {
-    await dynamo().send(
-      new TransactWriteCommand({
-        TransactItems: [
-          {
-            Put: {
-              TableName: config.tableName(),
-              Item: { ...keys.organization(organization.id), ...allOrganizationsListKeys(now, organization.id), entityType: "Organization", ...organization },
-              ConditionExpression: "attribute_not_exists(PK)",
-            },
-          },
-          {
-            Put: {
-              TableName: config.tableName(),
-              Item: { ...keys.organizationName(name), entityType: "OrganizationName", organizationId: organization.id },
-              ConditionExpression: "attribute_not_exists(PK)",
-            },
-          },
-        ],
-      }),
-    );
+    await transactWrite([
+      {
+        Put: {
+          TableName: config.tableName(),
+          Item: { ...keys.organization(organization.id), ...allOrganizationsListKeys(now, organization.id), entityType: "Organization", ...organization },
+          ConditionExpression: "attribute_not_exists(PK)",
+        },
+      },
+      {
+        Put: {
+          TableName: config.tableName(),
+          Item: { ...keys.organizationName(name), entityType: "OrganizationName", organizationId: organization.id },
+          ConditionExpression: "attribute_not_exists(PK)",
+        },
+      },
+    ]);
     return { organization, created: true };
   } catch (error) {
     // Someone created it concurrently: theirs wins.

@@ -4,12 +4,22 @@ import { config } from "../env.ts";
 import { INDEX, type IndexKey } from "./table-schema.ts";
 
 /**
- * Every item (or the first `limit`) of one index partition, oldest first. Request paths use it only
- * for partitions that stay small (an organization's namespaces or keys); over unbounded partitions
- * they use the cursor pager.
+ * The pages of one index partition, oldest first, each page read after the previous one's last
+ * key. Index reads are eventually consistent: a page may still list a record deleted a moment ago
+ * or not yet list one just written, so callers re-read what they act on. With `fields`, only those
+ * attributes are read.
  */
-export async function queryWholePartition(index: IndexKey, partition: string, limit = Number.POSITIVE_INFINITY): Promise<Record<string, unknown>[]> {
-  const items: Record<string, unknown>[] = [];
+export async function* queryPages(
+  index: IndexKey,
+  partition: string,
+  options: { pageSize?: number; fields?: readonly string[] } = {},
+): AsyncGenerator<Record<string, unknown>[]> {
+  const projection = options.fields
+    ? {
+        ProjectionExpression: options.fields.map((_, position) => `#f${position}`).join(", "),
+        fieldNames: Object.fromEntries(options.fields.map((field, position) => [`#f${position}`, field])),
+      }
+    : null;
   let startKey: Record<string, unknown> | undefined;
   do {
     const page = await dynamo().send(
@@ -17,14 +27,25 @@ export async function queryWholePartition(index: IndexKey, partition: string, li
         TableName: config.tableName(),
         IndexName: INDEX[index].name,
         KeyConditionExpression: "#pk = :pk",
-        ExpressionAttributeNames: { "#pk": INDEX[index].partitionKey },
+        ExpressionAttributeNames: { "#pk": INDEX[index].partitionKey, ...projection?.fieldNames },
         ExpressionAttributeValues: { ":pk": partition },
+        ProjectionExpression: projection?.ProjectionExpression,
         ExclusiveStartKey: startKey,
-        Limit: Number.isFinite(limit) ? limit : undefined,
+        Limit: options.pageSize,
       }),
     );
-    items.push(...(page.Items ?? []));
+    yield page.Items ?? [];
     startKey = page.LastEvaluatedKey;
-  } while (startKey && items.length < limit);
-  return items.slice(0, limit);
+  } while (startKey);
+}
+
+/**
+ * Every item of one index partition, oldest first. Request paths use it only for partitions that
+ * stay small (an organization's namespaces or keys); over unbounded partitions they use the cursor
+ * pager.
+ */
+export async function queryWholePartition(index: IndexKey, partition: string): Promise<Record<string, unknown>[]> {
+  const items: Record<string, unknown>[] = [];
+  for await (const page of queryPages(index, partition)) items.push(...page);
+  return items;
 }

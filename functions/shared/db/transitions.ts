@@ -6,6 +6,7 @@ import { nowIso } from "../time.ts";
 import type { Status } from "../domain/statuses.ts";
 import { listPartition, type TableKey } from "./keys.ts";
 import { toRecord } from "./items.ts";
+import { retryingConflicts } from "./transact.ts";
 import { INDEX } from "./table-schema.ts";
 
 /** What a status change needs to know of the record to keep its status-keyed index entries right. */
@@ -93,7 +94,9 @@ export function transitionUpdate(target: Transitionable, spec: TransitionSpec) {
  */
 export async function transition<T = Record<string, unknown>>(target: Transitionable, spec: TransitionSpec): Promise<T | null> {
   try {
-    const result = await dynamo().send(new UpdateCommand({ ...transitionUpdate(target, spec), ReturnValues: "ALL_NEW" }));
+    const update = transitionUpdate(target, spec);
+    // Jobs and documents are also written in transactions; a status change that meets one is retried.
+    const result = await retryingConflicts(() => dynamo().send(new UpdateCommand({ ...update, ReturnValues: "ALL_NEW" })));
     return result.Attributes ? toRecord<T>(result.Attributes) : null;
   } catch (error) {
     if (isConditionFailure(error)) return null;

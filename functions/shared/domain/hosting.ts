@@ -29,8 +29,33 @@ export const hostingSlug = z
   .string()
   .check(z.regex(/^[a-z0-9-]{2,48}$/, "must be 2 to 48 characters: lowercase letters, digits or hyphens"));
 
+/**
+ * Every hosting field is bounded so that the largest record still fits one DynamoDB item (400 KB,
+ * strings counted in UTF-8, so up to 3 bytes per character); test/unit/hosting-limits.test.ts
+ * builds that record and measures it. Lists of addresses dominate: 1,000 e-mails of RFC 5321's
+ * 254 characters are 254 KB, so domains, which each stand for many addresses, get 100.
+ */
+export const HOSTING_LIMITS = {
+  title: 128,
+  url: 2048,
+  ogTitle: 70,
+  ogDescription: 200,
+  systemPrompt: 20_000,
+  exampleCount: 4,
+  exampleLength: 300,
+  welcomeMessage: 2000,
+  citationMetadataPath: 256,
+  allowedEmails: 1000,
+  /** RFC 5321: a path is at most 256 octets with its angle brackets, a local part at most 64. */
+  emailLength: 254,
+  emailLocalPartLength: 64,
+  allowedEmailDomains: 100,
+  /** RFC 1035: a name is at most 253 characters in text form, a label 63. */
+  domainLength: 253,
+} as const;
+
 const httpsUrl = z.string().check(
-  z.maxLength(2048),
+  z.maxLength(HOSTING_LIMITS.url),
   z.refine((value) => {
     try {
       return new URL(value).protocol === "https:";
@@ -40,37 +65,44 @@ const httpsUrl = z.string().check(
   }, "must be an https URL"),
 );
 
-const shortList = z.array(z.string().check(z.trim(), z.minLength(1), z.maxLength(300))).check(z.maxLength(4));
+const shortList = z
+  .array(z.string().check(z.trim(), z.minLength(1), z.maxLength(HOSTING_LIMITS.exampleLength)))
+  .check(z.maxLength(HOSTING_LIMITS.exampleCount));
+
+const allowedEmail = z.pipe(
+  z.string().check(z.trim(), z.toLowerCase(), z.maxLength(HOSTING_LIMITS.emailLength)),
+  z.email().check(
+    z.refine(
+      (value) => value.lastIndexOf("@") <= HOSTING_LIMITS.emailLocalPartLength,
+      `the part before @ must be at most ${HOSTING_LIMITS.emailLocalPartLength} characters`,
+    ),
+  ),
+);
+
+const allowedEmailDomain = z
+  .string()
+  .check(
+    z.trim(),
+    z.toLowerCase(),
+    z.maxLength(HOSTING_LIMITS.domainLength),
+    z.regex(/^([a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}$/, "must be a domain name"),
+  );
 
 export const updateHostingBody = z.object({
-  title: z.optional(z.string().check(z.trim(), z.minLength(1), z.maxLength(128))),
+  title: z.optional(z.string().check(z.trim(), z.minLength(1), z.maxLength(HOSTING_LIMITS.title))),
   slug: z.optional(hostingSlug),
   logo: z.optional(z.nullable(httpsUrl)),
   ogImage: z.optional(z.nullable(httpsUrl)),
-  ogTitle: z.optional(z.nullable(z.string().check(z.trim(), z.maxLength(70)))),
-  ogDescription: z.optional(z.nullable(z.string().check(z.trim(), z.maxLength(200)))),
+  ogTitle: z.optional(z.nullable(z.string().check(z.trim(), z.maxLength(HOSTING_LIMITS.ogTitle)))),
+  ogDescription: z.optional(z.nullable(z.string().check(z.trim(), z.maxLength(HOSTING_LIMITS.ogDescription)))),
   protected: z.optional(z.boolean()),
-  allowedEmails: z.optional(
-    z.array(z.pipe(z.string().check(z.trim(), z.toLowerCase()), z.email())).check(z.maxLength(1000)),
-  ),
-  allowedEmailDomains: z.optional(
-    z
-      .array(
-        z
-          .string()
-          .check(
-            z.trim(),
-            z.toLowerCase(),
-            z.regex(/^(?=.{1,253}$)([a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}$/, "must be a domain name"),
-          ),
-      )
-      .check(z.maxLength(1000)),
-  ),
-  systemPrompt: z.optional(z.nullable(z.string().check(z.maxLength(20_000)))),
+  allowedEmails: z.optional(z.array(allowedEmail).check(z.maxLength(HOSTING_LIMITS.allowedEmails))),
+  allowedEmailDomains: z.optional(z.array(allowedEmailDomain).check(z.maxLength(HOSTING_LIMITS.allowedEmailDomains))),
+  systemPrompt: z.optional(z.nullable(z.string().check(z.maxLength(HOSTING_LIMITS.systemPrompt)))),
   exampleQuestions: z.optional(shortList),
   exampleSearchQueries: z.optional(shortList),
-  welcomeMessage: z.optional(z.string().check(z.maxLength(2000))),
-  citationMetadataPath: z.optional(z.string().check(z.maxLength(256))),
+  welcomeMessage: z.optional(z.string().check(z.maxLength(HOSTING_LIMITS.welcomeMessage))),
+  citationMetadataPath: z.optional(z.string().check(z.maxLength(HOSTING_LIMITS.citationMetadataPath))),
   searchEnabled: z.optional(z.boolean()),
   rerankModel: z.optional(z.enum(RERANK_MODELS)),
   rerankLimit: z.optional(z.number().check(z.int(), z.gte(1), z.lte(100))),

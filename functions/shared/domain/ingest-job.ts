@@ -1,9 +1,18 @@
+import { MAX_LAMBDA_EVENT_BYTES } from "../gateway-errors.ts";
 import * as z from "../validation.ts";
 import { ingestConfig, type IngestConfig } from "./ingest-config.ts";
 import type { Status } from "./statuses.ts";
 
-/** A TEXT payload may be as large as API Gateway lets a request body be. */
-export const MAX_TEXT_CHARACTERS = 9_000_000;
+/**
+ * Longest TEXT payload, in UTF-16 code units (what the schema counts): 880,000. The request reaches
+ * the function only inside a Lambda event of at most 6 MB (MAX_LAMBDA_EVENT_BYTES), where the text
+ * is escaped twice: in the client's JSON body a character may take six bytes (`\u4e2d`; Python's
+ * json.dumps writes every non-ASCII character so), and the event carries the body as a JSON string,
+ * which escapes each backslash again, so seven bytes at worst. 128 KB are left for the rest of the
+ * event (headers, request context, the job's other fields). Larger texts go through an upload.
+ */
+export const MAX_TEXT_CHARACTERS = Math.floor((MAX_LAMBDA_EVENT_BYTES - 128 * 1024) / 7 / 1000) * 1000;
+const TEXT_TOO_LONG = `must be at most ${MAX_TEXT_CHARACTERS.toLocaleString("en-US")} characters; send longer texts as a file upload (MANAGED_FILE)`;
 export const MAX_BATCH_ITEMS = 500;
 
 const fileName = z.optional(z.nullable(z.string().check(z.trim(), z.maxLength(255))));
@@ -22,7 +31,7 @@ const httpUrl = z.string().check(
 
 const textPayload = z.object({
   type: z.literal("TEXT"),
-  text: z.string().check(z.minLength(1), z.maxLength(MAX_TEXT_CHARACTERS)),
+  text: z.string().check(z.minLength(1), z.maxLength(MAX_TEXT_CHARACTERS, TEXT_TOO_LONG)),
   fileName,
 });
 const managedFilePayload = z.object({

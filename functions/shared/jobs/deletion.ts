@@ -1,15 +1,16 @@
-import { DeleteCommand, TransactWriteCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
+import { setTimeout as sleep } from "node:timers/promises";
+import { DeleteCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
 import { dynamo } from "../aws-clients.ts";
 import { config } from "../env.ts";
 import { conflict, isConditionFailure } from "../errors.ts";
 import { faultPoint } from "../fault-points.ts";
-import { toRecord } from "../db/items.ts";
 import { documentTarget, getDocument, uploadIsReferenced } from "../db/documents.ts";
 import { getHosting, removeHosting } from "../db/hosting.ts";
 import { getIngestJob, jobTarget, removeIngestJobRecord } from "../db/ingest-jobs.ts";
 import { keys, listPartition } from "../db/keys.ts";
 import { getNamespace, markNamespaceDeleting, removeNamespaceRecord } from "../db/namespaces.ts";
-import { queryWholePartition } from "../db/query.ts";
+import { queryPages } from "../db/query.ts";
+import { transactWrite } from "../db/transact.ts";
 import { transition } from "../db/transitions.ts";
 import type { DocumentRecord, VectorGeneration } from "../domain/document.ts";
 import type { IngestJobRecord } from "../domain/ingest-job.ts";
@@ -172,23 +173,19 @@ async function removeDocumentRecord(document: DocumentRecord): Promise<void> {
   });
   const values = Object.fromEntries(Object.values(counts).map((amount, index) => [`:v${index}`, amount]));
   try {
-    await dynamo().send(
-      new TransactWriteCommand({
-        TransactItems: [
-          remove,
-          {
-            Update: {
-              TableName: table,
-              Key: keys.ingestJob(document.ingestJobId),
-              UpdateExpression: `ADD ${adds.join(", ")}`,
-              ConditionExpression: "attribute_exists(PK) AND runId = :runId",
-              ExpressionAttributeNames: names,
-              ExpressionAttributeValues: { ...values, ":runId": document.runId },
-            },
-          },
-        ],
-      }),
-    );
+    await transactWrite([
+      remove,
+      {
+        Update: {
+          TableName: table,
+          Key: keys.ingestJob(document.ingestJobId),
+          UpdateExpression: `ADD ${adds.join(", ")}`,
+          ConditionExpression: "attribute_exists(PK) AND runId = :runId",
+          ExpressionAttributeNames: names,
+          ExpressionAttributeValues: { ...values, ":runId": document.runId },
+        },
+      },
+    ]);
   } catch (error) {
     if (!isConditionFailure(error)) throw error;
     // The job is gone or has moved on to another run: the document is no longer counted anywhere.
@@ -219,25 +216,51 @@ export async function deleteJobCascade(jobId: string, budget: StepBudget): Promi
   return "done";
 }
 
-/** Everything in the namespace: jobs and their documents, stray files, vector partitions, hosting, then the namespace. */
+/**
+ * How long after the namespace went DELETING its cascade waits before reading the indexes. Index
+ * entries follow their records a moment late (within a fraction of a second under normal
+ * conditions, AWS says); after this, every job written before the deletion began is listed, and
+ * none can be written after it (creating a job condition-checks an ACTIVE namespace).
+ */
+const INDEX_SETTLE_MS = 5_000;
+
+/**
+ * Everything in the namespace: jobs and their documents, stray files, vector partitions, hosting,
+ * then the namespace. The indexes are read once, page after page; they may still list records
+ * deleted a moment ago, so every entry is re-read (strongly) and skipped when its record is gone.
+ */
 export async function deleteNamespaceCascade(namespaceId: string, budget: StepBudget): Promise<StepResult> {
   const namespace = await getNamespace(namespaceId);
   // Already gone (a duplicate delivery), or the deletion was rolled back: nothing to do.
   if (!namespace || namespace.status !== "DELETING") return "done";
-  for (;;) {
-    const jobs = await firstRecords<IngestJobRecord>("JOBS", namespaceId);
-    if (jobs.length === 0) break;
-    for (const job of jobs) {
-      if (!DELETION_STATUSES.includes(job.status)) {
-        await transition(jobTarget(job), { to: "QUEUED_FOR_DELETE", copy: { statusBeforeDelete: "status" } });
-      }
-      if ((await deleteJobCascade(job.id, budget)) === "continue") return "continue";
+  const untilSettled = Date.parse(namespace.updatedAt) + INDEX_SETTLE_MS - Date.now();
+  if (untilSettled > 0) {
+    if (budget.remainingMs() - untilSettled < SAFETY_MARGIN_MS) return "continue";
+    await sleep(untilSettled);
+  }
+  for await (const page of queryPages("scope", namespaceListPartition("JOBS", namespaceId), { fields: ["id"] })) {
+    for (const entry of page) {
+      if (budget.remainingMs() < SAFETY_MARGIN_MS) return "continue";
+      const job = await getIngestJob(String(entry.id));
+      if (!job || job.namespaceId !== namespaceId) continue;
+      if ((await deleteJobOfNamespace(job, budget)) === "continue") return "continue";
     }
   }
-  // Documents whose job record went first in an interrupted cascade.
-  for (const document of await firstRecords<DocumentRecord>("DOCS", namespaceId)) {
-    await purgeDocumentData(document, namespace);
-    await dynamo().send(new DeleteCommand({ TableName: config.tableName(), Key: keys.document(document.id) }));
+  for await (const page of queryPages("scope", namespaceListPartition("DOCS", namespaceId), { fields: ["id"] })) {
+    for (const entry of page) {
+      if (budget.remainingMs() < SAFETY_MARGIN_MS) return "continue";
+      const document = await getDocument(String(entry.id));
+      if (!document || document.namespaceId !== namespaceId) continue;
+      // A job still there was written too late for the job index when it was read: it goes whole.
+      const job = await getIngestJob(document.ingestJobId);
+      if (job) {
+        if ((await deleteJobOfNamespace(job, budget)) === "continue") return "continue";
+        continue;
+      }
+      // Its job record went first in an interrupted cascade.
+      await purgeDocumentData(document, namespace);
+      await dynamo().send(new DeleteCommand({ TableName: config.tableName(), Key: keys.document(document.id) }));
+    }
   }
   await faultPoint("delete:namespace-records-removed");
   await deletePrefix(namespacePrefix(namespaceId));
@@ -251,10 +274,15 @@ export async function deleteNamespaceCascade(namespaceId: string, budget: StepBu
   return "done";
 }
 
-async function firstRecords<T>(collection: "JOBS" | "DOCS", namespaceId: string): Promise<T[]> {
-  const partition = listPartition("scope", { collection, namespaceId, tenantId: null, status: null })!;
-  const items = await queryWholePartition("scope", partition, 25);
-  return items.map((item) => toRecord<T>(item));
+async function deleteJobOfNamespace(job: IngestJobRecord, budget: StepBudget): Promise<StepResult> {
+  if (!DELETION_STATUSES.includes(job.status)) {
+    await transition(jobTarget(job), { to: "QUEUED_FOR_DELETE", copy: { statusBeforeDelete: "status" } });
+  }
+  return deleteJobCascade(job.id, budget);
+}
+
+function namespaceListPartition(collection: "JOBS" | "DOCS", namespaceId: string): string {
+  return listPartition("scope", { collection, namespaceId, tenantId: null, status: null })!;
 }
 
 /** A deletion that keeps failing ends FAILED with the reason; deleting again retries it. */

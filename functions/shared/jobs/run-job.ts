@@ -1,5 +1,3 @@
-import { TransactWriteCommand } from "@aws-sdk/lib-dynamodb";
-import { dynamo } from "../aws-clients.ts";
 import { isConditionFailure } from "../errors.ts";
 import { nowIso } from "../time.ts";
 import { faultPoint } from "../fault-points.ts";
@@ -7,6 +5,7 @@ import { logger } from "../logger.ts";
 import { documentTarget, getDocument, getDocuments, insertDocumentIfAbsent } from "../db/documents.ts";
 import { getIngestJob, jobPayload, jobTarget } from "../db/ingest-jobs.ts";
 import { getNamespace } from "../db/namespaces.ts";
+import { transactWrite } from "../db/transact.ts";
 import { transition, transitionUpdate } from "../db/transitions.ts";
 import type { DocumentRecord } from "../domain/document.ts";
 import { type IngestJobRecord, type PayloadItem, payloadItems } from "../domain/ingest-job.ts";
@@ -20,6 +19,9 @@ import { documentSourceKey, fileNameOfKey } from "../storage/object-keys.ts";
 
 /** TEXT sources larger than this are kept in S3 next to the document rather than in its record. */
 const INLINE_SOURCE_BYTES = 64 * 1024;
+
+/** Large TEXT sources written to S3 at once while a run's documents are prepared. */
+const SOURCE_WRITES_IN_FLIGHT = 8;
 
 /**
  * Runs the job step of an ingestion run: QUEUED → PRE_PROCESSING (documents created) → PROCESSING
@@ -80,17 +82,21 @@ async function prepareDocuments(job: IngestJobRecord): Promise<number> {
   if (job.documentsCreated) return resetDocumentsForRun(job);
   const items = payloadItems(await jobPayload(job));
   const now = nowIso();
-  await Promise.all(
-    items.map(async (item, index) => {
-      const documentId = job.documentIds[index];
-      if (!documentId) throw new Error(`ingest job ${job.id} has no document id for item ${index}`);
-      const document = await newDocument(job, item, documentId, now);
-      const inserted = await insertDocumentIfAbsent(document);
-      // The job stopped preparing (a deletion began) before this document existed: the text
-      // stored for it has no owner. A retry whose document already exists keeps it.
-      if (!inserted && document.sourceObjectKey && !(await getDocument(documentId))) await deleteObjects([document.sourceObjectKey]);
-    }),
-  );
+  const documents = await mapLimited(items, SOURCE_WRITES_IN_FLIGHT, (item, index) => {
+    const documentId = job.documentIds[index];
+    if (!documentId) throw new Error(`ingest job ${job.id} has no document id for item ${index}`);
+    return newDocument(job, item, documentId, now);
+  });
+  // One insert at a time: each condition-checks the job item in its transaction, and DynamoDB
+  // cancels a transaction on an item another transaction holds (TransactionConflict), so parallel
+  // inserts of one job would mostly cancel each other rather than go faster. Conflicts with other
+  // writers of the job item are retried by `transactWrite`.
+  for (const document of documents) {
+    const inserted = await insertDocumentIfAbsent(document);
+    // The job stopped preparing (a deletion began) before this document existed: the text
+    // stored for it has no owner. A retry whose document already exists keeps it.
+    if (!inserted && document.sourceObjectKey && !(await getDocument(document.id))) await deleteObjects([document.sourceObjectKey]);
+  }
   return items.length;
 }
 
@@ -144,9 +150,21 @@ function defaultName(item: PayloadItem): string | null {
   if (item.type === "MANAGED_FILE") return fileNameOfKey(item.key);
   if (item.type === "FILE") {
     const last = new URL(item.fileUrl).pathname.split("/").filter(Boolean).pop();
-    return last ? decodeURIComponent(last) : null;
+    return last ? decodedOrRaw(last) : null;
   }
   return null;
+}
+
+/**
+ * A URL's path segment as a name. A segment that is not valid percent-encoded UTF-8 (`%ff`) keeps
+ * its raw form: the name is cosmetic, and throwing here would fail every item of the batch.
+ */
+function decodedOrRaw(segment: string): string {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return segment;
+  }
 }
 
 /** Settles the job once every document of the run is COMPLETED or FAILED. */
@@ -197,23 +215,19 @@ export async function settleDocument(
   });
   const counter = outcome.status === "COMPLETED" ? "documentsCompleted" : "documentsFailed";
   try {
-    await dynamo().send(
-      new TransactWriteCommand({
-        TransactItems: [
-          { Update: documentUpdate },
-          {
-            Update: {
-              TableName: documentUpdate.TableName,
-              Key: jobTarget({ id: document.ingestJobId, namespaceId: document.namespaceId, tenantId: document.tenantId }).key,
-              UpdateExpression: "ADD #counter :one",
-              ConditionExpression: "attribute_exists(PK) AND runId = :runId",
-              ExpressionAttributeNames: { "#counter": counter },
-              ExpressionAttributeValues: { ":one": 1, ":runId": document.runId },
-            },
-          },
-        ],
-      }),
-    );
+    await transactWrite([
+      { Update: documentUpdate },
+      {
+        Update: {
+          TableName: documentUpdate.TableName,
+          Key: jobTarget({ id: document.ingestJobId, namespaceId: document.namespaceId, tenantId: document.tenantId }).key,
+          UpdateExpression: "ADD #counter :one",
+          ConditionExpression: "attribute_exists(PK) AND runId = :runId",
+          ExpressionAttributeNames: { "#counter": counter },
+          ExpressionAttributeValues: { ":one": 1, ":runId": document.runId },
+        },
+      },
+    ]);
     return true;
   } catch (error) {
     if (isConditionFailure(error)) return false;
