@@ -1,0 +1,494 @@
+import { getResolvedPDFJS } from "unpdf";
+import { checkDeadline, checkPageCount, DocumentParseError } from "../limits.ts";
+import { OffsetWriter } from "../markdown.ts";
+import { encodePnm, ocrLanguage, OcrUnavailableError, recognize, tidyOcrText, type OcrLanguage, type RawImage } from "../ocr.ts";
+import type { ExtractedDocument, ExtractionLimits, ExtractionOptions, FormatExtractor } from "../types.ts";
+
+/**
+ * PDF through unpdf's serverless build of pdf.js (no worker file, no canvas): the text layer page
+ * by page, in content order, with lines and paragraphs rebuilt from glyph positions, larger type
+ * as headings, repeated page headers and footers removed, and OCR of a page's embedded image(s)
+ * where the page has no text layer (or everywhere, when asked). Only the requested page range is
+ * read, so a long document is extracted a range per worker step with flat memory.
+ */
+
+type PdfJs = Awaited<ReturnType<typeof getResolvedPDFJS>>;
+type PdfDocument = Awaited<ReturnType<PdfJs["getDocument"]>["promise"]>;
+type PdfPage = Awaited<ReturnType<PdfDocument["getPage"]>>;
+
+const LABEL = "PDF";
+/** Fewer visible characters than this and a page counts as having no text layer (scans often carry a stray mark or two). */
+const MIN_TEXT_LAYER_CHARACTERS = 10;
+/** Images smaller than this are rules, bullets and logos, not text to read. */
+const MIN_OCR_IMAGE_SIDE = 32;
+/** Header and footer detection looks at this many pages at least, even when the range is smaller. */
+const MIN_DETECTION_PAGES = 8;
+/** A first or last line counts as a running header or footer when it repeats on this share of the pages looked at. */
+const REPEATED_SHARE = 0.6;
+/** Up to this many lines at each edge of a page can be running matter (a title line above a rule and a page number, say). */
+const MAX_EDGE_LINES = 2;
+
+interface Line {
+  text: string;
+  /** Baseline, PDF units from the bottom. */
+  y: number;
+  /** Type size of the line's largest run. */
+  size: number;
+}
+
+type OcrPolicy = "never" | "missing-text" | "also-images" | "every-page";
+
+function ocrPolicy(options: ExtractionOptions): OcrPolicy {
+  if (options.forceOcr || options.strategy === "ocr_only") return "every-page";
+  if (options.strategy === "fast") return "never";
+  if ((options.mode === "accurate" || options.strategy === "hi_res") && !options.disableImageExtraction) return "also-images";
+  return "missing-text";
+}
+
+/**
+ * unpdf's build of pdf.js brings its own polyfills for everything it uses beyond Node 20 except
+ * ArrayBuffer#transferToFixedLength (Node 21+), which pdf.js calls when it hands a parsed font to
+ * the page. Without it, on Node 20, a page's operator list (where its images are found for OCR)
+ * silently stops at the first font. A copy does what pdf.js needs (it never reads the old buffer
+ * again); Node 22+ and Lambda's Node 24 have the real method and never take this branch.
+ */
+function polyfillTransferToFixedLength(): void {
+  const prototype = ArrayBuffer.prototype as ArrayBuffer & { transferToFixedLength?: (length?: number) => ArrayBuffer };
+  if (typeof prototype.transferToFixedLength === "function") return;
+  Object.defineProperty(ArrayBuffer.prototype, "transferToFixedLength", {
+    configurable: true,
+    writable: true,
+    value(this: ArrayBuffer, length = this.byteLength) {
+      const copy = new ArrayBuffer(length);
+      new Uint8Array(copy).set(new Uint8Array(this, 0, Math.min(length, this.byteLength)));
+      return copy;
+    },
+  });
+}
+
+async function openPdf(bytes: Uint8Array, limits: ExtractionLimits): Promise<{ pdfjs: PdfJs; pdf: PdfDocument }> {
+  const head = new TextDecoder("latin1").decode(bytes.subarray(0, 1024));
+  if (!head.includes("%PDF-")) throw new DocumentParseError("the file is not a PDF (it has no %PDF header)");
+  // pdf.js rebuilds a damaged cross-reference table by scanning, so a cut-off upload would open and
+  // quietly lose its last pages; every complete PDF ends with %%EOF (give or take trailing junk).
+  const tail = new TextDecoder("latin1").decode(bytes.subarray(Math.max(0, bytes.length - 2048)));
+  if (!tail.includes("%%EOF")) throw new DocumentParseError("the PDF file is truncated (it does not end with %%EOF); upload the complete file");
+  checkDeadline(limits, LABEL);
+  polyfillTransferToFixedLength();
+  const pdfjs = await getResolvedPDFJS();
+  const task = pdfjs.getDocument({
+    // pdf.js may take ownership of the buffer; the caller keeps its bytes.
+    data: bytes.slice(),
+    isOffscreenCanvasSupported: false,
+    isImageDecoderSupported: false,
+    disableFontFace: true,
+    useSystemFonts: false,
+    verbosity: 0,
+  });
+  try {
+    return { pdfjs, pdf: await task.promise };
+  } catch (error) {
+    await task.destroy().catch(() => undefined);
+    const name = (error as { name?: string } | undefined)?.name;
+    if (name === "PasswordException") throw new DocumentParseError("the PDF is encrypted with a password, so its text cannot be read");
+    const message = error instanceof Error ? error.message : String(error);
+    throw new DocumentParseError(`the PDF file is corrupt and cannot be read (${message})`);
+  }
+}
+
+async function countPages(bytes: Uint8Array, options: ExtractionOptions): Promise<number> {
+  const { pdf } = await openPdf(bytes, options.limits);
+  try {
+    return pdf.numPages;
+  } finally {
+    await pdf.loadingTask.destroy();
+  }
+}
+
+async function extract(bytes: Uint8Array, options: ExtractionOptions): Promise<ExtractedDocument> {
+  const { limits } = options;
+  const { pdfjs, pdf } = await openPdf(bytes, limits);
+  try {
+    const totalPages = pdf.numPages;
+    checkPageCount(totalPages, limits, LABEL);
+    const first = Math.max(1, Math.min(totalPages, options.pageRange?.first ?? 1));
+    const last = Math.max(first, Math.min(totalPages, options.pageRange?.last ?? totalPages));
+    const notes = new Notes();
+    const policy = ocrPolicy(options);
+    let language: OcrLanguage | undefined;
+    const languageFor = () => {
+      if (!language) {
+        language = ocrLanguage(options.languageCode);
+        if (language.note) notes.add(language.note);
+      }
+      return language;
+    };
+
+    const pages: Line[][] = [];
+    for (let number = first; number <= last; number++) {
+      checkDeadline(limits, LABEL);
+      const page = await readPage(pdf, number);
+      try {
+        pages.push(await pageLines(pdfjs, page, number, policy, limits, languageFor, notes));
+      } finally {
+        page.cleanup();
+      }
+    }
+
+    const edges = await runningMatter(pdf, pages, first, last, options, limits);
+    const writer = new OffsetWriter();
+    const pageOffsets: number[] = [];
+    pages.forEach((lines, index) => {
+      const body = lines.slice(edges.headerLines[index] ?? 0, lines.length - (edges.footerLines[index] ?? 0));
+      pageOffsets.push(writer.append(renderLines(body)));
+    });
+    const text = writer.toString();
+    if (text.trim() === "" && notes.isEmpty()) {
+      notes.add(first === last ? `no text was found on page ${first}` : `no text was found on pages ${first}–${last}`);
+    }
+    return { text, pageOffsets, firstPage: first, totalPages, notes: notes.list() };
+  } finally {
+    await pdf.loadingTask.destroy();
+  }
+}
+
+async function readPage(pdf: PdfDocument, number: number): Promise<PdfPage> {
+  try {
+    return await pdf.getPage(number);
+  } catch (error) {
+    throw new DocumentParseError(`the PDF file is corrupt: page ${number} cannot be read (${error instanceof Error ? error.message : String(error)})`);
+  }
+}
+
+async function pageLines(
+  pdfjs: PdfJs,
+  page: PdfPage,
+  number: number,
+  policy: OcrPolicy,
+  limits: ExtractionLimits,
+  languageFor: () => OcrLanguage,
+  notes: Notes,
+): Promise<Line[]> {
+  const lines = await textLayerLines(page);
+  if (policy === "never") {
+    if (visibleCharacters(lines) < MIN_TEXT_LAYER_CHARACTERS) notes.add("no text layer (OCR is off with strategy fast)", number);
+    return lines;
+  }
+  const hasText = visibleCharacters(lines) >= MIN_TEXT_LAYER_CHARACTERS;
+  if (hasText && policy === "missing-text") return lines;
+
+  const images = await pageImages(pdfjs, page);
+  if (images.length === 0) {
+    if (!hasText) notes.add("no text layer and no image to OCR", number);
+    else if (policy === "every-page") notes.add("no image to OCR (pages are not rasterised); the text layer was kept", number);
+    return lines;
+  }
+  const ocrLines: Line[] = [];
+  for (const image of images) {
+    checkDeadline(limits, LABEL);
+    try {
+      const text = tidyOcrText(await recognize(encodePnm(image), languageFor(), limits));
+      for (const line of text.split("\n")) ocrLines.push({ text: line, y: 0, size: 0 });
+    } catch (error) {
+      if (error instanceof DocumentParseError) throw error;
+      const reason = error instanceof OcrUnavailableError ? error.message : `the image could not be read (${error instanceof Error ? error.message : String(error)})`;
+      notes.add(`OCR could not run: ${reason}`, number);
+    }
+  }
+  if (policy === "every-page") return ocrLines.length > 0 ? ocrLines : lines;
+  if (!hasText) return ocrLines;
+  return ocrLines.length > 0 ? [...lines, { text: "", y: 0, size: 0 }, ...ocrLines] : lines;
+}
+
+function visibleCharacters(lines: readonly Line[]): number {
+  let count = 0;
+  for (const line of lines) count += line.text.replace(/\s+/g, "").length;
+  return count;
+}
+
+interface TextItem {
+  str: string;
+  transform: number[];
+  width: number;
+  height: number;
+  hasEOL: boolean;
+}
+
+/** Glyph runs in content order, joined into lines where the baseline moves and spaced where there is a gap. */
+async function textLayerLines(page: PdfPage): Promise<Line[]> {
+  const content = await page.getTextContent();
+  const lines: Line[] = [];
+  let text = "";
+  let y = 0;
+  let size = 0;
+  let endX = 0;
+  const flush = () => {
+    const trimmed = text.replace(/\s+/g, " ").trim();
+    if (trimmed !== "") lines.push({ text: trimmed, y, size });
+    text = "";
+    size = 0;
+  };
+  for (const raw of content.items) {
+    if (!("str" in raw)) continue;
+    const item = raw as TextItem;
+    const itemSize = Math.hypot(item.transform[2] ?? 0, item.transform[3] ?? 0) || item.height;
+    const itemX = item.transform[4] ?? 0;
+    const itemY = item.transform[5] ?? 0;
+    if (item.str !== "") {
+      if (text !== "" && Math.abs(itemY - y) > Math.max(itemSize, size) * 0.5) flush();
+      if (text === "") y = itemY;
+      else if (itemX > endX + itemSize * 0.15 && !text.endsWith(" ") && !item.str.startsWith(" ")) text += " ";
+      text += item.str;
+      size = Math.max(size, itemSize);
+      endX = itemX + item.width;
+    }
+    if (item.hasEOL) flush();
+  }
+  flush();
+  return lines;
+}
+
+/**
+ * Lines as Markdown: a blank line where the gap to the previous line is clearly larger than the
+ * line spacing (a new paragraph), and lines set well above the page's body size as headings.
+ */
+function renderLines(lines: readonly Line[]): string {
+  if (lines.length === 0) return "";
+  const body = bodySize(lines);
+  const out: string[] = [];
+  let previous: Line | undefined;
+  for (const line of lines) {
+    const heading = headingLevel(line, body);
+    if (previous) {
+      const gap = Math.abs(previous.y - line.y);
+      const paragraphBreak = line.size === 0 || previous.size === 0 ? line.text === "" || previous.text === "" : gap > Math.max(line.size, previous.size) * 1.6;
+      const previousHeading = headingLevel(previous, body) > 0;
+      out.push(paragraphBreak || heading > 0 || previousHeading ? "\n\n" : "\n");
+    }
+    out.push(heading > 0 ? `${"#".repeat(heading)} ${line.text}` : line.text);
+    previous = line;
+  }
+  return out.join("").replace(/\n{3,}/g, "\n\n").trim();
+}
+
+/** The size most characters of the page are set in. */
+function bodySize(lines: readonly Line[]): number {
+  const weights = new Map<number, number>();
+  for (const line of lines) {
+    if (line.size === 0) continue;
+    const size = Math.round(line.size * 2) / 2;
+    weights.set(size, (weights.get(size) ?? 0) + line.text.length);
+  }
+  let best = 0;
+  let bestWeight = -1;
+  for (const [size, weight] of weights) {
+    if (weight > bestWeight) {
+      best = size;
+      bestWeight = weight;
+    }
+  }
+  return best;
+}
+
+function headingLevel(line: Line, body: number): number {
+  if (body === 0 || line.size === 0 || line.text.length > 120 || /[.,;:]$/.test(line.text)) return 0;
+  if (line.size >= body * 1.7) return 1;
+  if (line.size >= body * 1.25) return 2;
+  return 0;
+}
+
+/**
+ * What makes two edge lines "the same running header or footer": the same text, or the same text
+ * around a number that moves with the page number ("Page 3 of 10" on page 3, "Page 4 of 10" on page
+ * 4, or "12" on page 10 when numbering starts after the front matter). A heading like "Section 4"
+ * that happens to repeat its shape on every page does not match, as its number does not follow the page.
+ */
+function edgeKeys(text: string, pageNumber: number): string[] {
+  const keys = [`=${text}`];
+  const numbers = text.match(/\d+/g);
+  if (!numbers) return keys;
+  const shape = text.replace(/\d+/g, "#");
+  numbers.forEach((value, position) => keys.push(`${shape}|${position}|${Number(value) - pageNumber}`));
+  return keys;
+}
+
+interface Edges {
+  headerLines: number[];
+  footerLines: number[];
+}
+
+interface SampledPage {
+  number: number;
+  lines: Line[];
+}
+
+/**
+ * Lines at the top or bottom of a page that repeat (page numbers aside) on most pages are running
+ * headers and footers. Detection looks at the extracted pages plus, for short ranges, neighbouring
+ * pages, so a range of two pages decides like the whole document would.
+ */
+async function runningMatter(
+  pdf: PdfDocument,
+  pages: Line[][],
+  first: number,
+  last: number,
+  options: ExtractionOptions,
+  limits: ExtractionLimits,
+): Promise<Edges> {
+  const edges: Edges = { headerLines: pages.map(() => 0), footerLines: pages.map(() => 0) };
+  const stripHeaders = !options.keepPageheaderInOutput;
+  const stripFooters = !options.keepPagefooterInOutput;
+  if (!stripHeaders && !stripFooters) return edges;
+
+  const sample: SampledPage[] = pages.map((lines, index) => ({ number: first + index, lines }));
+  if (pages.length < MIN_DETECTION_PAGES && pdf.numPages > pages.length) {
+    const wanted = Math.min(MIN_DETECTION_PAGES, pdf.numPages) - pages.length;
+    const after = Math.min(pdf.numPages - last, Math.max(Math.ceil(wanted / 2), wanted - (first - 1)));
+    const before = Math.min(first - 1, wanted - after);
+    for (const number of [...range(first - before, first - 1), ...range(last + 1, last + after)]) {
+      checkDeadline(limits, LABEL);
+      const page = await readPage(pdf, number);
+      try {
+        sample.push({ number, lines: await textLayerLines(page) });
+      } finally {
+        page.cleanup();
+      }
+    }
+  }
+  const withText = sample.filter((page) => page.lines.length > 1);
+  if (withText.length < 3) return edges;
+  const threshold = Math.max(2, Math.ceil(withText.length * REPEATED_SHARE));
+  const repeated = (counts: Map<string, number>, line: Line, pageNumber: number) =>
+    edgeKeys(line.text, pageNumber).some((key) => (counts.get(key) ?? 0) >= threshold);
+
+  for (let depth = 0; depth < MAX_EDGE_LINES; depth++) {
+    if (stripHeaders) {
+      const counts = countKeys(withText.map((page) => [page.lines[depth], page.number] as const));
+      pages.forEach((lines, index) => {
+        const line = lines[depth];
+        if (edges.headerLines[index] === depth && line && lines.length - depth > 1 && repeated(counts, line, first + index)) {
+          edges.headerLines[index] = depth + 1;
+        }
+      });
+    }
+    if (stripFooters) {
+      const counts = countKeys(withText.map((page) => [page.lines[page.lines.length - 1 - depth], page.number] as const));
+      pages.forEach((lines, index) => {
+        const line = lines[lines.length - 1 - depth];
+        const remaining = lines.length - depth - (edges.headerLines[index] ?? 0);
+        if (edges.footerLines[index] === depth && line && remaining > 1 && repeated(counts, line, first + index)) {
+          edges.footerLines[index] = depth + 1;
+        }
+      });
+    }
+  }
+  return edges;
+}
+
+function countKeys(lines: readonly (readonly [Line | undefined, number])[]): Map<string, number> {
+  const counts = new Map<string, number>();
+  for (const [line, pageNumber] of lines) {
+    if (!line) continue;
+    for (const key of edgeKeys(line.text, pageNumber)) counts.set(key, (counts.get(key) ?? 0) + 1);
+  }
+  return counts;
+}
+
+function range(from: number, to: number): number[] {
+  const numbers: number[] = [];
+  for (let number = from; number <= to; number++) numbers.push(number);
+  return numbers;
+}
+
+/**
+ * The images a page paints, decoded to raw pixels by pdf.js itself (it decodes JPEG, JBIG2, CCITT
+ * and Flate images without a canvas), ready for OCR.
+ */
+async function pageImages(pdfjs: PdfJs, page: PdfPage): Promise<RawImage[]> {
+  const operators = await page.getOperatorList();
+  const { OPS, ImageKind } = pdfjs;
+  const images: RawImage[] = [];
+  for (let index = 0; index < operators.fnArray.length; index++) {
+    const op = operators.fnArray[index];
+    let image: PdfImage | undefined;
+    if (op === OPS.paintImageXObject) {
+      const key = operators.argsArray[index][0] as string;
+      image = await new Promise<PdfImage | undefined>((resolve) => {
+        const store = key.startsWith("g_") ? page.commonObjs : page.objs;
+        store.get(key, (value: unknown) => resolve(value as PdfImage | undefined));
+      });
+    } else if (op === OPS.paintInlineImageXObject) {
+      image = operators.argsArray[index][0] as PdfImage;
+    }
+    if (!image?.data || image.width < MIN_OCR_IMAGE_SIDE || image.height < MIN_OCR_IMAGE_SIDE) continue;
+    const raw = toRawImage(image, ImageKind);
+    if (raw) images.push(raw);
+  }
+  return images;
+}
+
+interface PdfImage {
+  width: number;
+  height: number;
+  kind?: number;
+  data?: Uint8Array | Uint8ClampedArray;
+}
+
+function toRawImage(image: PdfImage, kinds: PdfJs["ImageKind"]): RawImage | undefined {
+  const { width, height, data } = image;
+  if (!data) return undefined;
+  if (image.kind === kinds.GRAYSCALE_1BPP) {
+    // Rows padded to whole bytes; pdf.js has already applied the image's Decode array, so 1 is white.
+    const rowBytes = (width + 7) >> 3;
+    const gray = new Uint8Array(width * height);
+    for (let y = 0; y < height; y++) {
+      for (let x = 0; x < width; x++) {
+        const bit = (data[y * rowBytes + (x >> 3)]! >> (7 - (x & 7))) & 1;
+        gray[y * width + x] = bit ? 255 : 0;
+      }
+    }
+    return { width, height, channels: 1, data: gray };
+  }
+  const channels = data.length / (width * height);
+  if (channels === 1 || channels === 3 || channels === 4) return { width, height, channels, data };
+  return undefined;
+}
+
+/** Notes grouped by reason, so a hundred scanned pages give one line, not a hundred. */
+class Notes {
+  private readonly byReason = new Map<string, number[]>();
+
+  add(reason: string, page?: number): void {
+    const pages = this.byReason.get(reason) ?? [];
+    if (page !== undefined) pages.push(page);
+    this.byReason.set(reason, pages);
+  }
+
+  isEmpty(): boolean {
+    return this.byReason.size === 0;
+  }
+
+  list(): string[] {
+    return [...this.byReason].map(([reason, pages]) =>
+      pages.length === 0 ? reason : `${pages.length === 1 ? "page" : "pages"} ${describePages(pages)}: ${reason}`,
+    );
+  }
+}
+
+function describePages(pages: readonly number[]): string {
+  const spans: string[] = [];
+  let start = pages[0]!;
+  let end = start;
+  for (const page of [...pages.slice(1), Number.NaN]) {
+    if (page === end + 1) {
+      end = page;
+      continue;
+    }
+    spans.push(start === end ? String(start) : `${start}–${end}`);
+    start = page;
+    end = page;
+  }
+  return spans.join(", ");
+}
+
+export const extractor: FormatExtractor = { extract, countPages };

@@ -1,0 +1,61 @@
+import { checkDeadline, checkPageCount, DocumentParseError } from "../limits.ts";
+import { markdownTable, OffsetWriter } from "../markdown.ts";
+import type { ExtractedDocument, ExtractedSection, ExtractionOptions, FormatExtractor } from "../types.ts";
+import { isCompoundFile, isZip, openContainer, rezipStored } from "../zip.ts";
+
+/**
+ * Workbooks (.xlsx, .xlsm, .xls, .ods) through @e965/xlsx, the maintained republish of SheetJS
+ * (the `xlsx` package on the registry is frozen at 0.18.5 with two unfixed advisories). Each sheet
+ * becomes a section, `## <sheet name>` followed by its used range as a Markdown table with the
+ * first row as header, and carries its `sheet` name. Cells are read as displayed (formatted
+ * numbers and dates), formulas as their cached values. ZIP-based workbooks are handed to SheetJS
+ * as the parts we inflated within the limits; legacy .xls files are not compressed, so their
+ * size is already bounded by the upload's.
+ */
+
+const LABEL = "spreadsheet";
+const SKIPPED_PARTS = /^(xl\/(media|embeddings|printerSettings|pivotCache)\/|Pictures\/|Thumbnails\/)/;
+
+async function extract(bytes: Uint8Array, options: ExtractionOptions): Promise<ExtractedDocument> {
+  const { limits } = options;
+  let input: Uint8Array = bytes;
+  if (isZip(bytes)) {
+    const archive = openContainer(bytes, { label: LABEL, limits, want: (name) => !SKIPPED_PARTS.test(name) });
+    input = rezipStored(archive.files);
+  } else if (!isCompoundFile(bytes)) {
+    throw new DocumentParseError("the file is not a spreadsheet (.xlsx, .xls or .ods)");
+  }
+  checkDeadline(limits, LABEL);
+  const XLSX = await import("@e965/xlsx");
+  let workbook: import("@e965/xlsx").WorkBook;
+  try {
+    workbook = XLSX.read(input, {
+      type: "array",
+      dense: true,
+      cellFormula: false,
+      cellHTML: false,
+      cellStyles: false,
+      bookVBA: false,
+      sheetStubs: false,
+      WTF: false,
+    });
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    if (/password|encrypt/i.test(message)) throw new DocumentParseError("the spreadsheet is password-protected (encrypted), so it cannot be read");
+    throw new DocumentParseError(`the spreadsheet is corrupt and cannot be read (${message})`);
+  }
+  checkPageCount(workbook.SheetNames.length, limits, LABEL, "sheets");
+
+  const writer = new OffsetWriter();
+  const sections: ExtractedSection[] = [];
+  for (const name of workbook.SheetNames) {
+    checkDeadline(limits, LABEL);
+    const sheet = workbook.Sheets[name];
+    const rows = sheet ? XLSX.utils.sheet_to_json<string[]>(sheet, { header: 1, raw: false, defval: "", blankrows: false }) : [];
+    const table = markdownTable(rows.map((row) => row.map((cell) => String(cell ?? ""))));
+    sections.push({ offset: writer.append(table ? `## ${name}\n\n${table}` : `## ${name}`), metadata: { sheet: name } });
+  }
+  return { text: writer.toString(), sections, totalPages: workbook.SheetNames.length, notes: [] };
+}
+
+export const extractor: FormatExtractor = { extract };
