@@ -285,7 +285,7 @@ async function profile(api: BenchApi, key: string, namespaceId: string, queries:
   const namespace = (await getNamespace(namespaceId))!;
   const partition = partitionOf({ namespaceId, tenantId: null }, namespace);
   const store = embeddedVectorStore();
-  const embedder = embedderFor(namespace.embeddingConfig);
+  const embedder = (await embedderFor(namespace.embeddingConfig));
   const pool = Math.min(100, Math.max(topK * 2, topK + 10));
   const path = `/v1/namespace/${namespaceId}/search`;
   const request = (mode: Mode, query: BenchQuery, filtered = false) =>

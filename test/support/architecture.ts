@@ -129,12 +129,13 @@ export function violations(graph: ImportGraph): string[] {
   return [...new Set(found)];
 }
 
-/** Modules a file loads through static imports, itself included. */
+/** Modules a file loads through static imports (type-only imports load nothing), itself included. */
 function reachable(graph: ImportGraph, start: string): Set<string> {
   const seen = new Set<string>([start]);
   const pending = [start];
   for (let file = pending.pop(); file !== undefined; file = pending.pop()) {
-    for (const target of graph.get(file)?.files ?? []) {
+    const imports = graph.get(file);
+    for (const target of (imports?.files ?? []).filter((target) => !imports!.typeOnlyFiles.includes(target))) {
       if (!seen.has(target) && graph.has(target)) {
         seen.add(target);
         pending.push(target);

@@ -11,6 +11,8 @@ import ts from "typescript";
 export interface ModuleImports {
   /** Project files imported statically (import/export ... from). */
   files: string[];
+  /** Those of `files` imported for their types only (erased when compiled, so never loaded). */
+  typeOnlyFiles: string[];
   /** Project files loaded with import(). */
   lazyFiles: string[];
   /** Bare specifiers (packages, node: modules), static and lazy alike. */
@@ -44,16 +46,31 @@ function importsOf(root: string, file: string): ModuleImports {
   const text = readFileSync(file, "utf8");
   const info = ts.preProcessFile(text, true, true);
   const lazy = new Set(lazySpecifiers(text));
-  const result: ModuleImports = { files: [], lazyFiles: [], packages: [] };
+  const result: ModuleImports = { files: [], typeOnlyFiles: [], lazyFiles: [], packages: [] };
+  const typeOnly = typeOnlySpecifiers(text);
   for (const { fileName } of info.importedFiles) {
     if (fileName.startsWith(".")) {
       const target = relative(root, resolve(dirname(file), fileName)).split("\\").join("/");
-      (lazy.has(fileName) && !staticSpecifiers(text).has(fileName) ? result.lazyFiles : result.files).push(target);
+      const isLazy = lazy.has(fileName) && !staticSpecifiers(text).has(fileName);
+      (isLazy ? result.lazyFiles : result.files).push(target);
+      if (!isLazy && typeOnly.has(fileName)) result.typeOnlyFiles.push(target);
     } else {
       result.packages.push(fileName);
     }
   }
   return result;
+}
+
+/** Specifiers every import or re-export of which is `import type` / `export type` (or lists only `type` names). */
+function typeOnlySpecifiers(text: string): Set<string> {
+  const verdicts = new Map<string, boolean>();
+  for (const match of text.matchAll(/^(import|export)\s+(type\s+)?(\{[^}]*\}|\*(?:\s+as\s+\w+)?|\w+)(?:\s*,\s*\{[^}]*\})?\s+from\s+["']([^"']+)["']/gm)) {
+    const [, , typeKeyword, clause, specifier] = match;
+    const names = clause!.startsWith("{") ? clause!.slice(1, -1).split(",").map((name) => name.trim()).filter(Boolean) : [];
+    const onlyTypes = Boolean(typeKeyword) || (names.length > 0 && names.every((name) => name.startsWith("type ")));
+    verdicts.set(specifier!, (verdicts.get(specifier!) ?? true) && onlyTypes);
+  }
+  return new Set([...verdicts].filter(([, only]) => only).map(([specifier]) => specifier));
 }
 
 function lazySpecifiers(text: string): string[] {

@@ -5,7 +5,7 @@ import { type ImportGraph, type ModuleImports, readImportGraph } from "../suppor
 const root = new URL("../..", import.meta.url).pathname;
 
 function graphOf(edges: Record<string, Partial<ModuleImports>>): ImportGraph {
-  return new Map(Object.entries(edges).map(([file, imports]) => [file, { files: [], lazyFiles: [], packages: [], ...imports }]));
+  return new Map(Object.entries(edges).map(([file, imports]) => [file, { files: [], typeOnlyFiles: [], lazyFiles: [], packages: [], ...imports }]));
 }
 
 describe("the import graph of functions/", () => {

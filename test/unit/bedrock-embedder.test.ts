@@ -41,7 +41,7 @@ describe("Bedrock Titan v2 embedder", () => {
       embedding: vectorFor(call.body.inputText),
       inputTextTokenCount: call.body.inputText.length,
     }));
-    const embedder = embedderFor({ provider: "BEDROCK", model: "amazon.titan-embed-text-v2:0" }, { bedrock: { client } });
+    const embedder = await embedderFor({ provider: "BEDROCK", model: "amazon.titan-embed-text-v2:0" }, { bedrock: { client } });
     const result = await embedder.embedDocuments(["first text", "second", "third one"]);
 
     expect(embedder.dimension).toBe(1024);

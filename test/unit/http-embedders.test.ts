@@ -2,7 +2,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { embedAll, embedderFor } from "../../functions/shared/embedding/index.ts";
-import { backoffMs, httpEmbedder, retryAfterMs } from "../../functions/shared/embedding/http-providers.ts";
+import { backoffMs, retryAfterMs } from "../../functions/shared/embedding/http-embedder.ts";
 import { EmbeddingError } from "../../functions/shared/embedding/types.ts";
 
 interface Recorded {
@@ -91,7 +91,7 @@ describe("OpenAI embedder", () => {
 
   it("posts {model, input} with a Bearer key and returns normalised vectors in input order", async () => {
     handler = (request, response) => json(response, 200, openAIResponse(request.body.input, 1536, true));
-    const embedder = httpEmbedder(config, { baseUrl: `${origin}/v1`, ...FAST });
+    const embedder = await embedderFor(config, { http: { baseUrl: `${origin}/v1`, ...FAST } });
     const result = await embedder.embedDocuments(["alpha", "beta", "gamma"]);
 
     expect(requests).toHaveLength(1);
@@ -115,7 +115,7 @@ describe("OpenAI embedder", () => {
 
   it("splits a batch whose total length would exceed the per-request token cap", async () => {
     handler = openAIServer(1536);
-    const embedder = httpEmbedder(config, { baseUrl: `${origin}/v1`, ...FAST });
+    const embedder = await embedderFor(config, { http: { baseUrl: `${origin}/v1`, ...FAST } });
     const long = "a".repeat(300_000);
     const result = await embedder.embedDocuments([long, long, long, long, long]);
     expect(requests.map((request) => request.body.input.length)).toEqual([2, 2, 1]);
@@ -124,7 +124,7 @@ describe("OpenAI embedder", () => {
 
   it("sends no request for blank texts and gives them the zero vector", async () => {
     handler = openAIServer(1536);
-    const embedder = httpEmbedder(config, { baseUrl: `${origin}/v1`, ...FAST });
+    const embedder = await embedderFor(config, { http: { baseUrl: `${origin}/v1`, ...FAST } });
     const result = await embedder.embedDocuments(["", "text", "  "]);
     expect(requests).toHaveLength(1);
     expect(requests[0]!.body.input).toEqual(["text"]);
@@ -140,7 +140,7 @@ describe("OpenAI embedder", () => {
       if (calls === 1) json(response, 429, { error: { message: "Rate limit reached" } }, { "retry-after": "0" });
       else json(response, 200, openAIResponse(request.body.input, 1536));
     };
-    const embedder = httpEmbedder(config, { baseUrl: `${origin}/v1`, ...FAST });
+    const embedder = await embedderFor(config, { http: { baseUrl: `${origin}/v1`, ...FAST } });
     const result = await embedder.embedQuery("question");
     expect(requests).toHaveLength(2);
     expect(isUnit(result.vector)).toBe(true);
@@ -154,14 +154,14 @@ describe("OpenAI embedder", () => {
       else if (calls === 2) json(response, 503, { error: { message: "overloaded" } });
       else json(response, 200, openAIResponse(request.body.input, 1536));
     };
-    const embedder = httpEmbedder(config, { baseUrl: `${origin}/v1`, ...FAST });
+    const embedder = await embedderFor(config, { http: { baseUrl: `${origin}/v1`, ...FAST } });
     await embedder.embedDocuments(["x"]);
     expect(requests).toHaveLength(3);
   });
 
   it("gives up after maxAttempts with a retryable EmbeddingError", async () => {
     handler = (_request, response) => json(response, 500, { error: { message: "internal" } });
-    const embedder = httpEmbedder(config, { baseUrl: `${origin}/v1`, ...FAST, maxAttempts: 3 });
+    const embedder = await embedderFor(config, { http: { baseUrl: `${origin}/v1`, ...FAST, maxAttempts: 3 } });
     const error = await embedder.embedDocuments(["x"]).catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(EmbeddingError);
     expect((error as EmbeddingError).retryable).toBe(true);
@@ -172,7 +172,7 @@ describe("OpenAI embedder", () => {
   it("does not retry a 401 and never puts the key in the error message", async () => {
     handler = (_request, response) =>
       json(response, 401, { error: { message: `Incorrect API key provided: ${KEY}. You can find your API key at ...` } });
-    const embedder = httpEmbedder(config, { baseUrl: `${origin}/v1`, ...FAST });
+    const embedder = await embedderFor(config, { http: { baseUrl: `${origin}/v1`, ...FAST } });
     const error = (await embedder.embedDocuments(["x"]).catch((caught: unknown) => caught)) as EmbeddingError;
     expect(error).toBeInstanceOf(EmbeddingError);
     expect(error.provider).toBe("OPENAI");
@@ -186,7 +186,7 @@ describe("OpenAI embedder", () => {
   it("reports a refused request with the provider's reason, scrubbed of the key", async () => {
     handler = (_request, response) =>
       json(response, 400, { error: { message: `This model's maximum context length is 8192 tokens (key ${KEY})` } });
-    const embedder = httpEmbedder(config, { baseUrl: `${origin}/v1`, ...FAST });
+    const embedder = await embedderFor(config, { http: { baseUrl: `${origin}/v1`, ...FAST } });
     const error = (await embedder.embedDocuments(["x"]).catch((caught: unknown) => caught)) as EmbeddingError;
     expect(error.message).toContain("OpenAI refused the request (HTTP 400): This model's maximum context length is 8192 tokens");
     expect(error.message).not.toContain(KEY);
@@ -197,7 +197,7 @@ describe("OpenAI embedder", () => {
   it("also hides another key-shaped string but keeps ordinary words", async () => {
     handler = (_request, response) =>
       json(response, 400, { error: { message: "Invalid parameters for key sk-proj-abcd****wxyz and 0123456789abcdef0123456789abcdef" } });
-    const embedder = httpEmbedder(config, { baseUrl: `${origin}/v1`, ...FAST });
+    const embedder = await embedderFor(config, { http: { baseUrl: `${origin}/v1`, ...FAST } });
     await expect(embedder.embedQuery("q")).rejects.toThrow(
       "OpenAI refused the request (HTTP 400): Invalid parameters for key [redacted] and [redacted]",
     );
@@ -205,7 +205,7 @@ describe("OpenAI embedder", () => {
 
   it("fails with an EmbeddingError when the vectors have the wrong dimension", async () => {
     handler = openAIServer(3072);
-    const embedder = httpEmbedder(config, { baseUrl: `${origin}/v1`, ...FAST });
+    const embedder = await embedderFor(config, { http: { baseUrl: `${origin}/v1`, ...FAST } });
     const error = await embedder.embedDocuments(["x"]).catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(EmbeddingError);
     expect((error as Error).message).toBe("OpenAI returned vectors of 3072 dimensions, but text-embedding-3-small has 1536");
@@ -213,7 +213,7 @@ describe("OpenAI embedder", () => {
 
   it("times out a request that gets no answer", async () => {
     handler = () => undefined;
-    const embedder = httpEmbedder(config, { baseUrl: `${origin}/v1`, ...FAST, timeoutMs: 150, maxAttempts: 2 });
+    const embedder = await embedderFor(config, { http: { baseUrl: `${origin}/v1`, ...FAST, timeoutMs: 150, maxAttempts: 2 } });
     const error = await embedder.embedDocuments(["x"]).catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(EmbeddingError);
     expect((error as Error).message).toBe("OpenAI did not answer within 150 ms (gave up after 2 attempts)");
@@ -224,7 +224,7 @@ describe("OpenAI embedder", () => {
 describe("Azure OpenAI embedder", () => {
   it("calls the deployment URL with the api-version and an api-key header", async () => {
     handler = openAIServer(3072);
-    const embedder = embedderFor(
+    const embedder = await embedderFor(
       {
         provider: "AZURE_OPENAI",
         model: "text-embedding-3-large",
@@ -245,7 +245,7 @@ describe("Azure OpenAI embedder", () => {
 
   it("hints at the deployment when its model does not match the configured one", async () => {
     handler = openAIServer(1536);
-    const embedder = embedderFor(
+    const embedder = await embedderFor(
       { provider: "AZURE_OPENAI", model: "text-embedding-3-large", apiKey: KEY, resourceName: "r1", deployment: "d", apiVersion: "v" },
       { http: { baseUrl: origin, ...FAST } },
     );
@@ -258,7 +258,7 @@ describe("Voyage embedder", () => {
 
   it("sends input_type document for chunks and query for queries", async () => {
     handler = openAIServer(512);
-    const embedder = httpEmbedder(config, { baseUrl: `${origin}/v1`, ...FAST });
+    const embedder = await embedderFor(config, { http: { baseUrl: `${origin}/v1`, ...FAST } });
     await embedder.embedDocuments(["chunk"]);
     await embedder.embedQuery("question");
     expect(requests.map((request) => request.path)).toEqual(["/v1/embeddings", "/v1/embeddings"]);
@@ -269,7 +269,7 @@ describe("Voyage embedder", () => {
 
   it("sends at most 128 texts per request and adds up the reported tokens", async () => {
     handler = openAIServer(512);
-    const embedder = httpEmbedder(config, { baseUrl: `${origin}/v1`, ...FAST });
+    const embedder = await embedderFor(config, { http: { baseUrl: `${origin}/v1`, ...FAST } });
     const texts = Array.from({ length: 300 }, (_, index) => `text ${index}`);
     const result = await embedder.embedDocuments(texts);
     expect(requests.map((request) => request.body.input.length)).toEqual([128, 128, 44]);
@@ -280,7 +280,7 @@ describe("Voyage embedder", () => {
 
   it("shows Voyage's error detail for a refused request", async () => {
     handler = (_request, response) => json(response, 400, { detail: "Input cannot contain empty strings" });
-    const embedder = httpEmbedder(config, { baseUrl: `${origin}/v1`, ...FAST });
+    const embedder = await embedderFor(config, { http: { baseUrl: `${origin}/v1`, ...FAST } });
     await expect(embedder.embedQuery("q")).rejects.toThrow("Voyage AI refused the request (HTTP 400): Input cannot contain empty strings");
   });
 });
@@ -296,7 +296,7 @@ describe("Google embedder", () => {
 
   it("calls batchEmbedContents with task types, the key in a header, and estimates tokens", async () => {
     handler = googleServer;
-    const embedder = httpEmbedder(config, { baseUrl: `${origin}/v1beta`, ...FAST });
+    const embedder = await embedderFor(config, { http: { baseUrl: `${origin}/v1beta`, ...FAST } });
     const documents = await embedder.embedDocuments(["12345678", "abc"]);
     await embedder.embedQuery("query");
     expect(requests[0]!.path).toBe("/v1beta/models/text-embedding-004:batchEmbedContents");
@@ -316,7 +316,7 @@ describe("Google embedder", () => {
 
   it("sends at most 100 texts per request, also through embedAll", async () => {
     handler = googleServer;
-    const embedder = httpEmbedder(config, { baseUrl: `${origin}/v1beta`, ...FAST });
+    const embedder = await embedderFor(config, { http: { baseUrl: `${origin}/v1beta`, ...FAST } });
     const texts = Array.from({ length: 250 }, (_, index) => `t${index}`);
     const offsets: number[] = [];
     const result = await embedAll(embedder, texts, ({ offset }) => {
@@ -330,7 +330,7 @@ describe("Google embedder", () => {
   it("scrubs a key-shaped string from Google's error text", async () => {
     handler = (_request, response) =>
       json(response, 400, { error: { code: 400, message: "API key not valid: AIzaSyFAKEKEY0123456789", status: "INVALID_ARGUMENT" } });
-    const embedder = httpEmbedder(config, { baseUrl: `${origin}/v1beta`, ...FAST });
+    const embedder = await embedderFor(config, { http: { baseUrl: `${origin}/v1beta`, ...FAST } });
     const error = (await embedder.embedQuery("q").catch((caught: unknown) => caught)) as EmbeddingError;
     expect(error.message).toBe("Google AI refused the request (HTTP 400): API key not valid: [redacted]");
   });

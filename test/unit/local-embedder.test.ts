@@ -122,8 +122,8 @@ describe("local hash embedder", () => {
     expect(elapsed).toBeLessThan(15_000);
   });
 
-  it("is what embedderFor returns for the LOCAL provider", () => {
-    const embedder = embedderFor({ provider: "LOCAL", model: "local-hash-384" });
+  it("is what embedderFor returns for the LOCAL provider", async () => {
+    const embedder = await embedderFor({ provider: "LOCAL", model: "local-hash-384" });
     expect(embedder).toBeInstanceOf(LocalHashEmbedder);
     expect(embedder.dimension).toBe(384);
   });

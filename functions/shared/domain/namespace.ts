@@ -1,5 +1,12 @@
 import * as z from "../platform/zod.ts";
-import { defaultModel, EMBEDDING_PROVIDERS, type EmbeddingProvider, modelsOf } from "./embedding-models.ts";
+import {
+  defaultModel,
+  EMBEDDING_PROVIDER_IDS,
+  EMBEDDING_PROVIDERS,
+  type EmbeddingConfig,
+  type EmbeddingProviderId,
+  modelsOf,
+} from "../embedding/registry.ts";
 import { maskSecret } from "./secrets.ts";
 
 export const namespaceName = z.string().check(z.trim(), z.minLength(1), z.maxLength(64));
@@ -7,29 +14,18 @@ export const namespaceSlug = z
   .string()
   .check(z.regex(/^[a-z0-9-]{1,64}$/, "must be 1 to 64 characters: lowercase letters, digits or hyphens"));
 
-const apiKey = z.string().check(z.trim(), z.minLength(1), z.maxLength(512));
-
-function modelField(provider: EmbeddingProvider) {
+function modelField(provider: EmbeddingProviderId) {
   return z._default(z.enum(modelsOf(provider)), defaultModel(provider));
 }
 
-export const embeddingConfigInput = z.discriminatedUnion("provider", [
-  z.object({ provider: z.literal("LOCAL"), model: modelField("LOCAL") }),
-  z.object({ provider: z.literal("BEDROCK"), model: modelField("BEDROCK") }),
-  z.object({ provider: z.literal("OPENAI"), model: modelField("OPENAI"), apiKey }),
-  z.object({
-    provider: z.literal("AZURE_OPENAI"),
-    model: modelField("AZURE_OPENAI"),
-    apiKey,
-    resourceName: z.string().check(z.regex(/^[a-zA-Z0-9-]{2,64}$/, "must be the Azure resource name")),
-    deployment: z.string().check(z.trim(), z.minLength(1), z.maxLength(128)),
-    apiVersion: z._default(z.string().check(z.trim(), z.minLength(1), z.maxLength(32)), "2024-10-21"),
-  }),
-  z.object({ provider: z.literal("VOYAGE"), model: modelField("VOYAGE"), apiKey }),
-  z.object({ provider: z.literal("GOOGLE"), model: modelField("GOOGLE"), apiKey }),
-]);
+/** One object schema per row of the embedding registry, told apart by `provider`. */
+const providerSchemas = EMBEDDING_PROVIDER_IDS.map((provider) =>
+  z.object({ provider: z.literal(provider), model: modelField(provider), ...EMBEDDING_PROVIDERS[provider].settings }),
+) as unknown as [z.ZodMiniObject, ...z.ZodMiniObject[]];
 
-export type EmbeddingConfig = z.output<typeof embeddingConfigInput>;
+export const embeddingConfigInput = z.discriminatedUnion("provider", providerSchemas) as unknown as z.ZodMiniType<EmbeddingConfig, unknown>;
+
+export type { EmbeddingConfig };
 
 /** Only the managed store is accepted on create; the legacy value is returned and served, never set. */
 export const VECTOR_STORE_PROVIDERS = ["MANAGED_VECTORSTORE", "MANAGED_VECTORSTORE_OLD"] as const;
@@ -67,7 +63,7 @@ export interface NamespaceRecord {
 }
 
 export function defaultEmbeddingConfig(provider: string): EmbeddingConfig {
-  const chosen = (EMBEDDING_PROVIDERS as string[]).includes(provider) ? (provider as EmbeddingProvider) : "LOCAL";
+  const chosen = (EMBEDDING_PROVIDER_IDS as string[]).includes(provider) ? (provider as EmbeddingProviderId) : "LOCAL";
   if (chosen !== "LOCAL" && chosen !== "BEDROCK") {
     throw new Error(`DEFAULT_EMBEDDING_PROVIDER must be LOCAL or BEDROCK (providers that need no key), not ${provider}`);
   }

@@ -1,5 +1,5 @@
 import type { BedrockRuntimeClient } from "@aws-sdk/client-bedrock-runtime";
-import { embeddingDimension } from "../domain/embedding-models.ts";
+import { type EmbedderOptions, type EmbeddingConfigOf, embeddingDimension } from "./registry.ts";
 import { EmbeddingError, type Embedder, estimateTokens, normalizeInPlace } from "./types.ts";
 
 /**
@@ -217,4 +217,8 @@ export function bedrockEmbedder(model: string, options: BedrockEmbedderOptions =
   if (model === TITAN) return new TitanEmbedder(options);
   if (model.startsWith("cohere.")) return new CohereEmbedder(model, options);
   throw new EmbeddingError("BEDROCK", `unsupported Bedrock embedding model ${model}`);
+}
+
+export function createEmbedder(config: EmbeddingConfigOf<"BEDROCK">, options: EmbedderOptions = {}): Embedder {
+  return bedrockEmbedder(config.model, options.bedrock);
 }

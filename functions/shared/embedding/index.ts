@@ -1,33 +1,13 @@
-import type { EmbeddingConfig } from "../domain/namespace.ts";
-import { bedrockEmbedder, type BedrockEmbedderOptions } from "./bedrock.ts";
-import { httpEmbedder, type HttpEmbedderOptions } from "./http-providers.ts";
-import { LocalHashEmbedder } from "./local-hash.ts";
+import { EMBEDDING_PROVIDERS, type EmbeddingConfig, type EmbedderOptions } from "./registry.ts";
 import type { Embedder } from "./types.ts";
 
 export { EmbeddingError, isEmbeddingError, type Embedder } from "./types.ts";
+export type { EmbedderOptions };
 
-export interface EmbedderOptions {
-  http?: HttpEmbedderOptions;
-  bedrock?: BedrockEmbedderOptions;
-}
-
-/** The embedder of a namespace's `embeddingConfig`; the same one serves ingestion and search. */
-export function embedderFor(config: EmbeddingConfig, options: EmbedderOptions = {}): Embedder {
-  switch (config.provider) {
-    case "LOCAL":
-      return new LocalHashEmbedder();
-    case "BEDROCK":
-      return bedrockEmbedder(config.model, options.bedrock);
-    case "OPENAI":
-    case "AZURE_OPENAI":
-    case "VOYAGE":
-    case "GOOGLE":
-      return httpEmbedder(config, options.http);
-    default: {
-      const unknown: never = config;
-      throw new Error(`unknown embedding provider ${(unknown as { provider: string }).provider}`);
-    }
-  }
+/** The embedder of a namespace's `embeddingConfig`, from its registry row; the same one serves ingestion and search. */
+export async function embedderFor(config: EmbeddingConfig, options: EmbedderOptions = {}): Promise<Embedder> {
+  const provider = await EMBEDDING_PROVIDERS[config.provider].load();
+  return provider.createEmbedder(config as never, options);
 }
 
 export interface EmbeddedBatch {

@@ -108,3 +108,7 @@ export class LocalHashEmbedder implements Embedder {
     return embedLocal(text);
   }
 }
+
+export function createEmbedder(): Embedder {
+  return new LocalHashEmbedder();
+}

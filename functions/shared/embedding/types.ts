@@ -1,4 +1,3 @@
-import type { EmbeddingProvider } from "../domain/embedding-models.ts";
 
 /**
  * Turns text into vectors for one namespace's model. Every vector is L2-normalised, so stores can
@@ -19,11 +18,12 @@ export interface Embedder {
  * to a rejected key or an invalid request, which will fail again.
  */
 export class EmbeddingError extends Error {
-  readonly provider: EmbeddingProvider;
+  /** The registry id of the provider that failed. */
+  readonly provider: string;
   readonly status: number | undefined;
   readonly retryable: boolean;
 
-  constructor(provider: EmbeddingProvider, message: string, options: { status?: number; retryable?: boolean } = {}) {
+  constructor(provider: string, message: string, options: { status?: number; retryable?: boolean } = {}) {
     super(message);
     this.name = "EmbeddingError";
     this.provider = provider;

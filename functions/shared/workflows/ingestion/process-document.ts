@@ -218,7 +218,7 @@ async function embedFromCheckpoint(
   budget: StepBudget,
 ): Promise<"done" | "continue" | "stopped"> {
   const checkpoint = document.checkpoint!;
-  const embedder = embedderFor(namespace.embeddingConfig);
+  const embedder = await embedderFor(namespace.embeddingConfig);
   const store = vectorStore();
   const partition = partitionOf(document, namespace);
   const stepLimit = checkpoint.embedded + config.ingestStepMaxChunks();

@@ -1,17 +1,15 @@
 import { setTimeout as sleep } from "node:timers/promises";
-import { embeddingDimension } from "../domain/embedding-models.ts";
-import type { EmbeddingConfig } from "../domain/namespace.ts";
+import { embeddingDimension } from "./registry.ts";
+import type { EmbeddingProviderId } from "./registry.ts";
 import { logger } from "../platform/logger.ts";
 import { EmbeddingError, type Embedder, estimateTokens, normalizeInPlace } from "./types.ts";
 
 /**
- * Embedders for the providers reached over HTTPS with the namespace owner's own key: OpenAI, Azure
- * OpenAI, Voyage and Google. One generic client does batching, retries and error mapping; each
- * provider only says how to build its request and read its response.
+ * The client behind every embedding provider reached over HTTPS with the namespace owner's own key
+ * (embedding/providers/*.ts): batching, retries and error mapping live here; each provider module
+ * only says how to build its request and read its response (a ProviderSpec).
  */
 
-type HttpProvider = "OPENAI" | "AZURE_OPENAI" | "VOYAGE" | "GOOGLE";
-export type HttpEmbeddingConfig = Extract<EmbeddingConfig, { provider: HttpProvider }>;
 
 export interface HttpEmbedderOptions {
   /** Replaces the provider's base URL (scheme, host and version prefix); tests point it at a fake. */
@@ -26,7 +24,7 @@ export interface HttpEmbedderOptions {
   maxRetryDelayMs?: number;
 }
 
-type InputKind = "document" | "query";
+export type InputKind = "document" | "query";
 
 interface ProviderRequest {
   url: string;
@@ -34,8 +32,8 @@ interface ProviderRequest {
   body: unknown;
 }
 
-interface ProviderSpec {
-  provider: HttpProvider;
+export interface ProviderSpec {
+  provider: EmbeddingProviderId;
   label: string;
   apiKey: string;
   maxBatch: number;
@@ -61,16 +59,16 @@ function budgetCost(text: string): number {
   return Math.ceil(ascii / 3) + (text.length - ascii);
 }
 
-function trimSlash(url: string): string {
+export function trimSlash(url: string): string {
   return url.replace(/\/+$/, "");
 }
 
-function isRecord(value: unknown): value is Record<string, unknown> {
+export function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
 /** Reads `data[].embedding` (with `index`) and `usage.total_tokens`: the OpenAI shape, Voyage's too. */
-function parseOpenAIStyle(body: unknown): { vectors: unknown[]; tokens: number | undefined } {
+export function parseOpenAIStyle(body: unknown): { vectors: unknown[]; tokens: number | undefined } {
   if (!isRecord(body) || !Array.isArray(body.data)) return { vectors: [], tokens: undefined };
   const vectors: unknown[] = [];
   body.data.forEach((item: unknown, position) => {
@@ -81,89 +79,6 @@ function parseOpenAIStyle(body: unknown): { vectors: unknown[]; tokens: number |
   const usage = isRecord(body.usage) ? body.usage : undefined;
   const tokens = typeof usage?.total_tokens === "number" ? usage.total_tokens : undefined;
   return { vectors, tokens };
-}
-
-function openAISpec(config: Extract<HttpEmbeddingConfig, { provider: "OPENAI" }>, baseUrl?: string): ProviderSpec {
-  const base = trimSlash(baseUrl ?? "https://api.openai.com/v1");
-  return {
-    provider: "OPENAI",
-    label: "OpenAI",
-    apiKey: config.apiKey,
-    maxBatch: 2048,
-    // OpenAI refuses requests above 300,000 tokens in total.
-    requestBudget: 250_000,
-    build: (texts) => ({
-      url: `${base}/embeddings`,
-      headers: { authorization: `Bearer ${config.apiKey}` },
-      body: { model: config.model, input: texts, encoding_format: "float" },
-    }),
-    parse: (body) => parseOpenAIStyle(body),
-  };
-}
-
-function azureSpec(config: Extract<HttpEmbeddingConfig, { provider: "AZURE_OPENAI" }>, baseUrl?: string): ProviderSpec {
-  const base = trimSlash(baseUrl ?? `https://${config.resourceName}.openai.azure.com`);
-  const url =
-    `${base}/openai/deployments/${encodeURIComponent(config.deployment)}/embeddings` +
-    `?api-version=${encodeURIComponent(config.apiVersion)}`;
-  return {
-    provider: "AZURE_OPENAI",
-    label: "Azure OpenAI",
-    apiKey: config.apiKey,
-    maxBatch: 2048,
-    requestBudget: 250_000,
-    // The deployment, not a body field, selects the model on Azure.
-    build: (texts) => ({ url, headers: { "api-key": config.apiKey }, body: { input: texts, encoding_format: "float" } }),
-    parse: (body) => parseOpenAIStyle(body),
-  };
-}
-
-function voyageSpec(config: Extract<HttpEmbeddingConfig, { provider: "VOYAGE" }>, baseUrl?: string): ProviderSpec {
-  const base = trimSlash(baseUrl ?? "https://api.voyageai.com/v1");
-  return {
-    provider: "VOYAGE",
-    label: "Voyage AI",
-    apiKey: config.apiKey,
-    maxBatch: 128,
-    // The strictest Voyage models cap a request at 120,000 tokens.
-    requestBudget: 100_000,
-    build: (texts, kind) => ({
-      url: `${base}/embeddings`,
-      headers: { authorization: `Bearer ${config.apiKey}` },
-      body: { input: texts, model: config.model, input_type: kind },
-    }),
-    parse: (body) => parseOpenAIStyle(body),
-  };
-}
-
-function googleSpec(config: Extract<HttpEmbeddingConfig, { provider: "GOOGLE" }>, baseUrl?: string): ProviderSpec {
-  const base = trimSlash(baseUrl ?? "https://generativelanguage.googleapis.com/v1beta");
-  const model = `models/${config.model}`;
-  return {
-    provider: "GOOGLE",
-    label: "Google AI",
-    apiKey: config.apiKey,
-    maxBatch: 100,
-    requestBudget: 200_000,
-    build: (texts, kind) => ({
-      url: `${base}/${model}:batchEmbedContents`,
-      // Google accepts the key as `?key=` or as this header; the header keeps it out of URLs, which
-      // end up in logs and in error text.
-      headers: { "x-goog-api-key": config.apiKey },
-      body: {
-        requests: texts.map((text) => ({
-          model,
-          content: { parts: [{ text }] },
-          taskType: kind === "query" ? "RETRIEVAL_QUERY" : "RETRIEVAL_DOCUMENT",
-        })),
-      },
-    }),
-    parse: (body) => {
-      if (!isRecord(body) || !Array.isArray(body.embeddings)) return { vectors: [], tokens: undefined };
-      // Google reports no usage for embeddings; the caller falls back to the documented estimate.
-      return { vectors: body.embeddings.map((item: unknown) => (isRecord(item) ? item.values : undefined)), tokens: undefined };
-    },
-  };
 }
 
 // Shapes of the providers' keys (OpenAI `sk-…`, Voyage `pa-…`, Google `AIza…`, Azure 32 hex), also
@@ -228,7 +143,7 @@ function isTimeout(error: unknown): boolean {
   return name === "TimeoutError" || name === "AbortError";
 }
 
-class HttpEmbedder implements Embedder {
+export class HttpEmbedder implements Embedder {
   readonly dimension: number;
   readonly maxBatch: number;
   private readonly spec: ProviderSpec;
@@ -406,22 +321,5 @@ class HttpEmbedder implements Embedder {
       return new EmbeddingError(provider, `${label} did not find the model or deployment (HTTP 404)${suffix}`, { status });
     }
     return new EmbeddingError(provider, `${label} refused the request (HTTP ${status})${suffix}`, { status });
-  }
-}
-
-export function httpEmbedder(config: HttpEmbeddingConfig, options: HttpEmbedderOptions = {}): Embedder {
-  switch (config.provider) {
-    case "OPENAI":
-      return new HttpEmbedder(openAISpec(config, options.baseUrl), config.model, options);
-    case "AZURE_OPENAI":
-      return new HttpEmbedder(azureSpec(config, options.baseUrl), config.model, options);
-    case "VOYAGE":
-      return new HttpEmbedder(voyageSpec(config, options.baseUrl), config.model, options);
-    case "GOOGLE":
-      return new HttpEmbedder(googleSpec(config, options.baseUrl), config.model, options);
-    default: {
-      const unknown: never = config;
-      throw new Error(`not an HTTP embedding provider: ${(unknown as { provider: string }).provider}`);
-    }
   }
 }

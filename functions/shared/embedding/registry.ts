@@ -1,0 +1,115 @@
+import * as z from "../platform/zod.ts";
+import type { Embedder } from "./types.ts";
+
+/**
+ * The embedding providers, by the id a namespace's `embeddingConfig.provider` names: the models each
+ * accepts with their vector dimension (the first is the default), the settings a namespace gives it
+ * beyond `model`, and the module that embeds, loaded on first use. Everything else is derived from
+ * this table: the namespace schema's provider union, dimension lookups, the factory. Adding a
+ * provider is one module under embedding/providers/ exporting `createEmbedder`, and one row here.
+ *
+ * Pure data: the domain reads it (schemas, dimensions) without loading any provider.
+ */
+const apiKey = z.string().check(z.trim(), z.minLength(1), z.maxLength(512));
+
+export interface EmbedderOptions {
+  /** HTTP providers: base URL and retry settings (tests point them at a local server). */
+  http?: import("./http-embedder.ts").HttpEmbedderOptions;
+  /** Bedrock: an injected client, concurrency. */
+  bedrock?: import("./bedrock.ts").BedrockEmbedderOptions;
+}
+
+/** What a provider module exports. */
+export interface EmbeddingProviderModule {
+  // Each module takes its own config shape (EmbeddingConfigOf<its id>); the factory passes the row's.
+  createEmbedder(config: never, options?: EmbedderOptions): Embedder;
+}
+
+/**
+ * Typed as the module interface rather than inferred from the import, so the table's type does not
+ * depend on the modules (which import the table's types back).
+ */
+const lazy = (load: () => Promise<unknown>) => load as () => Promise<EmbeddingProviderModule>;
+
+export interface EmbeddingProviderRow {
+  readonly label: string;
+  readonly models: Readonly<Record<string, number>>;
+  readonly settings: Readonly<Record<string, z.ZodMiniType>>;
+  readonly load: () => Promise<EmbeddingProviderModule>;
+}
+
+export const EMBEDDING_PROVIDERS = {
+  LOCAL: {
+    label: "local feature hashing (offline)",
+    models: { "local-hash-384": 384 },
+    settings: {},
+    load: lazy(() => import("./local-hash.ts")),
+  },
+  BEDROCK: {
+    label: "Amazon Bedrock",
+    models: { "amazon.titan-embed-text-v2:0": 1024, "cohere.embed-english-v3": 1024, "cohere.embed-multilingual-v3": 1024 },
+    settings: {},
+    load: lazy(() => import("./bedrock.ts")),
+  },
+  OPENAI: {
+    label: "OpenAI",
+    models: { "text-embedding-3-small": 1536, "text-embedding-3-large": 3072 },
+    settings: { apiKey },
+    load: lazy(() => import("./providers/openai.ts")),
+  },
+  AZURE_OPENAI: {
+    label: "Azure OpenAI",
+    models: { "text-embedding-3-small": 1536, "text-embedding-3-large": 3072 },
+    settings: {
+      apiKey,
+      resourceName: z.string().check(z.regex(/^[a-zA-Z0-9-]{2,64}$/, "must be the Azure resource name")),
+      deployment: z.string().check(z.trim(), z.minLength(1), z.maxLength(128)),
+      apiVersion: z._default(z.string().check(z.trim(), z.minLength(1), z.maxLength(32)), "2024-10-21"),
+    },
+    load: lazy(() => import("./providers/azure-openai.ts")),
+  },
+  VOYAGE: {
+    label: "Voyage AI",
+    models: {
+      "voyage-3-large": 1024,
+      "voyage-3": 1024,
+      "voyage-3-lite": 512,
+      "voyage-code-3": 1024,
+      "voyage-finance-2": 1024,
+      "voyage-law-2": 1024,
+    },
+    settings: { apiKey },
+    load: lazy(() => import("./providers/voyage.ts")),
+  },
+  GOOGLE: {
+    label: "Google AI",
+    models: { "text-embedding-004": 768 },
+    settings: { apiKey },
+    load: lazy(() => import("./providers/google.ts")),
+  },
+} as const satisfies Record<string, EmbeddingProviderRow>;
+
+export type EmbeddingProviderId = keyof typeof EMBEDDING_PROVIDERS;
+export const EMBEDDING_PROVIDER_IDS = Object.keys(EMBEDDING_PROVIDERS) as EmbeddingProviderId[];
+
+/** A namespace's embedding configuration for one provider: its id, a model, and the row's settings. */
+export type EmbeddingConfigOf<P extends EmbeddingProviderId> = {
+  provider: P;
+  model: string;
+} & { -readonly [K in keyof (typeof EMBEDDING_PROVIDERS)[P]["settings"]]: z.output<(typeof EMBEDDING_PROVIDERS)[P]["settings"][K]> };
+
+export type EmbeddingConfig = { [P in EmbeddingProviderId]: EmbeddingConfigOf<P> }[EmbeddingProviderId];
+
+export function modelsOf(provider: EmbeddingProviderId): [string, ...string[]] {
+  return Object.keys(EMBEDDING_PROVIDERS[provider].models) as [string, ...string[]];
+}
+
+export function defaultModel(provider: EmbeddingProviderId): string {
+  return modelsOf(provider)[0];
+}
+
+export function embeddingDimension(provider: EmbeddingProviderId, model: string): number {
+  const dimension = (EMBEDDING_PROVIDERS[provider].models as Record<string, number>)[model];
+  if (dimension === undefined) throw new Error(`unknown model ${model} for ${provider}`);
+  return dimension;
+}
