@@ -14,7 +14,8 @@ export interface FunctionAccess {
   /** `put` signs upload URLs; `read` signs download URLs and reads objects; `readWrite` also deletes. */
   bucket?: "read" | "put" | "readWrite";
   queues?: QueueName[];
-  vectors?: "read" | "readWrite";
+  /** `count` only counts and looks up indexes (admission against the index quota, vector-store/quota.ts). */
+  vectors?: "count" | "read" | "readWrite";
 }
 
 export interface HttpFunctionDefinition {
@@ -107,7 +108,7 @@ export const HTTP_FUNCTIONS: HttpFunctionDefinition[] = [
     id: "CreateIngestJob",
     entry: "functions/http/ingest-jobs/create.ts",
     routes: [{ method: "POST", path: `${NAMESPACE}/ingest-jobs` }],
-    access: { table: "readWrite", bucket: "readWrite", queues: ["ingest"] },
+    access: { table: "readWrite", bucket: "readWrite", queues: ["ingest"], vectors: "count" },
   },
   {
     id: "ListIngestJobs",

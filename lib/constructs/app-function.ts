@@ -40,6 +40,7 @@ const QUEUE_URL_ENV: Record<QueueName, string> = {
 };
 
 const VECTOR_ACTIONS = {
+  count: ["s3vectors:ListIndexes", "s3vectors:GetIndex"],
   // QueryVectors needs GetVectors as well as soon as it filters on metadata or returns it.
   read: ["s3vectors:GetIndex", "s3vectors:QueryVectors", "s3vectors:GetVectors"],
   readWrite: [
@@ -205,7 +206,10 @@ export class AppFunction extends Construct {
       // The vector bucket's ARN ends in `bucket/<name>`; the S3 Vectors API addresses it by name.
       this.addEnvironment(ENV.vectorBucketName, Fn.select(1, Fn.split("/", bucketArn)));
       this.addEnvironment(ENV.vectorStoreBackend, "s3vectors");
+    }
 
+    // Counting indexes embeds nothing.
+    if (access.vectors === "read" || access.vectors === "readWrite") {
       const models = Stack.of(this).formatArn({
         service: "bedrock",
         account: "",

@@ -9,7 +9,7 @@ import { RERANK_MODELS } from "./hosting.ts";
  */
 export const searchBody = z
   .object({
-    query: z.string().check(z.minLength(1), z.maxLength(10_000)),
+    query: z.string().check(z.minLength(1), z.maxLength(10_000), z.refine((query) => query.trim() !== "", "must contain more than whitespace")),
     topK: z._default(z.number().check(z.int(), z.gte(1), z.lte(100)), 10),
     minScore: z.optional(z.number().check(z.gte(0), z.lte(1))),
     filter: z.optional(metadataFilter),

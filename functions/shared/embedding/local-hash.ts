@@ -72,6 +72,15 @@ export function embedLocal(text: string): { vector: Float32Array; tokens: number
     }
     previous = hash;
   }
+  // Text with no word (punctuation, emoji, symbols only) still gets features from its characters:
+  // a zero vector has no direction, so cosine indexes refuse it (S3 Vectors does).
+  if (unigramCounts.size === 0) {
+    for (const character of text) {
+      if (/\s/u.test(character)) continue;
+      const hash = mix32(fnv1a(character) ^ 0x27d4eb2d);
+      unigramCounts.set(hash, (unigramCounts.get(hash) ?? 0) + 1);
+    }
+  }
   addFeatures(vector, unigramCounts, 1);
   addFeatures(vector, bigramCounts, BIGRAM_WEIGHT);
 

@@ -18,6 +18,7 @@ export const ENV = {
   fileUrlAllowedNetworks: "FILE_URL_ALLOWED_NETWORKS",
   maxReceiveCount: "MAX_RECEIVE_COUNT",
   ingestStepMaxChunks: "INGEST_STEP_MAX_CHUNKS",
+  vectorIndexCeiling: "VECTOR_INDEX_CEILING",
 } as const;
 
 export type EnvName = (typeof ENV)[keyof typeof ENV];

@@ -44,4 +44,6 @@ export const config = {
   maxReceiveCount: () => positiveInt(ENV.maxReceiveCount, 5),
   /** Chunks embedded per worker invocation before the rest continues in a follow-up message. */
   ingestStepMaxChunks: () => positiveInt(ENV.ingestStepMaxChunks, 20_000),
+  /** Vector indexes past which no new (namespace, tenant) partition is admitted; see vector-store/quota.ts. */
+  vectorIndexCeiling: () => positiveInt(ENV.vectorIndexCeiling, 9_500),
 };

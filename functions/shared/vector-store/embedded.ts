@@ -5,6 +5,7 @@ import { matchesFilter } from "../domain/metadata-filter.ts";
 import { clampTopK, type VectorMatch, type VectorQueryOptions, type VectorRecord, type VectorStore } from "./types.ts";
 import { type VectorPartition } from "../domain/partitions.ts";
 import { type MetadataValue } from "../domain/metadata-filter.ts";
+import { recordViolation, S3_VECTORS_LIMITS, VectorQuotaError, VectorValidationError, vectorViolation } from "./limits.ts";
 
 /**
  * The local-mode vector store: exact (brute-force) cosine search in process memory. Each partition
@@ -12,6 +13,10 @@ import { type MetadataValue } from "../domain/metadata-filter.ts";
  * products over normalised vectors with a bounded heap for the top k. That is exact, has no index to
  * build or tune, and is fast enough for the namespace sizes local mode sees: measured on a 2-core
  * machine, a top-10 query takes about 4 ms (p50) over 10,000 × 384 and 50 ms over 100,000 × 384.
+ *
+ * It refuses what S3 Vectors refuses, with the same errors (see limits.ts): zero or non-finite
+ * vectors, metadata over the key count or size limits, dimensions outside 1–4,096, and a partition
+ * beyond the bucket's index quota, counted as S3 Vectors would count its indexes.
  */
 
 interface Partition {
@@ -94,12 +99,29 @@ class TopK {
   }
 }
 
+export interface EmbeddedVectorStoreOptions {
+  /** Indexes the imitated bucket may hold; S3 Vectors' quota unless a test wants a small one. */
+  maxIndexes?: number;
+}
+
 export class EmbeddedVectorStore implements VectorStore {
   private readonly partitions = new Map<string, Partition>();
+  /** The imitated bucket's index quota; tests lower it rather than create 10,000 partitions. */
+  maxIndexes: number;
+
+  constructor(options: EmbeddedVectorStoreOptions = {}) {
+    this.maxIndexes = options.maxIndexes ?? S3_VECTORS_LIMITS.maxIndexesPerBucket;
+  }
 
   async upsert(partition: VectorPartition, records: VectorRecord[]): Promise<void> {
     if (records.length === 0) return;
     for (const record of records) this.checkDimension(partition, record.vector, `vector for ${record.key}`);
+    // S3 Vectors refuses the whole PutVectors call when one record is invalid.
+    for (const record of records) {
+      const violation = recordViolation(record);
+      if (violation) throw new VectorValidationError(violation);
+    }
+    if (!this.partitionFor(partition, false)) await this.createPartition(partition);
     const target = this.partitionFor(partition, true)!;
     for (const record of records) {
       let slot = target.slots.get(record.key);
@@ -147,6 +169,8 @@ export class EmbeddedVectorStore implements VectorStore {
   /** The query itself; synchronous so benchmarks can time it without event-loop noise. */
   querySync(partition: VectorPartition, vector: Float32Array, options: VectorQueryOptions): VectorMatch[] {
     this.checkDimension(partition, vector, "query vector");
+    const violation = vectorViolation(vector);
+    if (violation) throw new VectorValidationError(`Invalid query vector: ${violation}`);
     const target = this.partitionFor(partition, false);
     const k = clampTopK(options.topK);
     if (!target || target.count === 0 || k === 0) return [];
@@ -211,6 +235,31 @@ export class EmbeddedVectorStore implements VectorStore {
 
   async listAllPartitions(): Promise<VectorPartition[]> {
     return [...this.partitions.values()].map(({ namespaceId, tenantId, dimension }) => ({ namespaceId, tenantId, dimension }));
+  }
+
+  async countIndexes(): Promise<number> {
+    return this.partitions.size + this.namespacesWithPartitions().size;
+  }
+
+  async indexesNeededFor(partition: Pick<VectorPartition, "namespaceId" | "tenantId">): Promise<number> {
+    if (this.partitions.has(partitionId(partition.namespaceId, partition.tenantId))) return 0;
+    return this.namespacesWithPartitions().has(partition.namespaceId) ? 1 : 2;
+  }
+
+  /** What S3 Vectors' CreateIndex checks: the dimension, and room in the bucket for the new indexes. */
+  private async createPartition(partition: VectorPartition): Promise<void> {
+    const { minDimension, maxDimension } = S3_VECTORS_LIMITS;
+    if (!Number.isInteger(partition.dimension) || partition.dimension < minDimension || partition.dimension > maxDimension) {
+      throw new VectorValidationError(`dimension must be between ${minDimension} and ${maxDimension}`);
+    }
+    const indexes = await this.countIndexes();
+    if (indexes + (await this.indexesNeededFor(partition)) > this.maxIndexes) {
+      throw new VectorQuotaError(this.maxIndexes, partition.namespaceId);
+    }
+  }
+
+  private namespacesWithPartitions(): Set<string> {
+    return new Set([...this.partitions.values()].map((partition) => partition.namespaceId));
   }
 
   /** Number of vectors in a partition (0 when it does not exist). */

@@ -6,6 +6,16 @@ import { toS3VectorsFilter } from "./s3-vectors-filter.ts";
 import { clampTopK, type VectorMatch, type VectorQueryOptions, type VectorRecord, type VectorStore } from "./types.ts";
 import { type VectorPartition } from "../domain/partitions.ts";
 import { type MetadataValue } from "../domain/metadata-filter.ts";
+import {
+  NON_FILTERABLE_METADATA_KEYS,
+  recordViolation,
+  S3_VECTORS_LIMITS,
+  storedMetadata,
+  TEXT_METADATA_KEY,
+  VectorQuotaError,
+  VectorValidationError,
+  vectorViolation,
+} from "./limits.ts";
 
 /**
  * The deployed store: Amazon S3 Vectors, one vector index per (namespace, tenant) partition, so
@@ -17,13 +27,14 @@ import { type MetadataValue } from "../domain/metadata-filter.ts";
  * tenant. `listPartitions` reads it, so cascades can find every tenant without another database.
  */
 
-export const PUT_BATCH = 500;
-export const DELETE_BATCH = 500;
-const LIST_PAGE = 1000;
-// S3 Vectors refuses request payloads above 20 MiB; batches are cut well below it.
-const PUT_PAYLOAD_BUDGET = 16 * 1024 * 1024;
-const TEXT_KEY = "text";
+export const PUT_BATCH = S3_VECTORS_LIMITS.maxVectorsPerPut;
+export const DELETE_BATCH = S3_VECTORS_LIMITS.maxKeysPerDelete;
+const LIST_PAGE = S3_VECTORS_LIMITS.maxListVectorsPage;
+// Batches are cut well below the request payload limit: their size is an estimate.
+const PUT_PAYLOAD_BUDGET = Math.floor(S3_VECTORS_LIMITS.maxRequestBytes * 0.8);
 const NULL_TENANT_KEY = "-";
+/** How long a count of the bucket's indexes is trusted (listing 10,000 indexes takes 20 calls). */
+const INDEX_COUNT_TTL_MS = 60_000;
 
 /** The S3 Vectors SDK module; only its types are imported statically (see `loadS3VectorsSdk`). */
 export type S3VectorsSdk = typeof import("@aws-sdk/client-s3vectors");
@@ -53,6 +64,8 @@ export interface S3VectorsStoreOptions {
   maxAttempts?: number;
   retryBaseDelayMs?: number;
   maxRetryDelayMs?: number;
+  /** Injected in tests; Date.now by default. */
+  now?: () => number;
 }
 
 function hex40(value: string): string {
@@ -114,6 +127,8 @@ export class S3VectorsStore implements VectorStore {
   private readonly maxAttempts: number;
   private readonly retryBaseDelayMs: number;
   private readonly maxRetryDelayMs: number;
+  private readonly now: () => number;
+  private indexCount: { count: number; at: number } | undefined;
 
   constructor(options: S3VectorsStoreOptions) {
     this.client = options.client;
@@ -121,6 +136,7 @@ export class S3VectorsStore implements VectorStore {
     this.maxAttempts = Math.max(1, options.maxAttempts ?? 5);
     this.retryBaseDelayMs = options.retryBaseDelayMs ?? 200;
     this.maxRetryDelayMs = options.maxRetryDelayMs ?? 5_000;
+    this.now = options.now ?? Date.now;
   }
 
   /** The SDK and the client, loading the one and creating the other on first use. */
@@ -137,14 +153,19 @@ export class S3VectorsStore implements VectorStore {
         throw new Error(`vector for ${record.key} has ${record.vector.length} dimensions, the partition ${partition.dimension}`);
       }
     }
+    // Refused here exactly as the service would refuse it, without a round trip (and so that the
+    // embedded store, which runs the same check, fails local tests the same way).
+    for (const record of records) {
+      const violation = recordViolation(record);
+      if (violation) throw new VectorValidationError(violation);
+    }
     const { sdk, client } = await this.connect();
     const indexName = partitionIndexName(partition.namespaceId, partition.tenantId);
     for (const batch of this.putBatches(records)) {
       const vectors: PutInputVector[] = batch.map((record) => ({
         key: record.key,
         data: { float32: Array.from(record.vector) },
-        // `text` is written last so a user metadata field of that name cannot replace the chunk text.
-        metadata: { ...record.metadata, [TEXT_KEY]: record.text },
+        metadata: storedMetadata(record),
       }));
       const put = () => this.retrying(() => client.send(new sdk.PutVectorsCommand({ vectorBucketName: this.bucket, indexName, vectors })));
       try {
@@ -178,6 +199,8 @@ export class S3VectorsStore implements VectorStore {
     if (vector.length !== partition.dimension) {
       throw new Error(`query vector has ${vector.length} dimensions, the partition ${partition.dimension}`);
     }
+    const violation = vectorViolation(vector);
+    if (violation) throw new VectorValidationError(`Invalid query vector: ${violation}`);
     const topK = clampTopK(options.topK);
     if (topK === 0) return [];
     const { sdk, client } = await this.connect();
@@ -206,7 +229,7 @@ export class S3VectorsStore implements VectorStore {
     const matches: VectorMatch[] = [];
     for (const found of response.vectors ?? []) {
       if (!found.key) continue;
-      const { [TEXT_KEY]: text, ...metadata } = (found.metadata ?? {}) as Record<string, unknown>;
+      const { [TEXT_METADATA_KEY]: text, ...metadata } = (found.metadata ?? {}) as Record<string, unknown>;
       // Cosine distance is 1 − cos, so (1 + cos) / 2 = 1 − distance / 2: the embedded store's scale.
       const score = Math.min(1, Math.max(0, 1 - (found.distance ?? 1) / 2));
       matches.push({ key: found.key, score, text: typeof text === "string" ? text : "", metadata: metadata as Record<string, MetadataValue> });
@@ -230,6 +253,7 @@ export class S3VectorsStore implements VectorStore {
     await this.ignoringNotFound(() =>
       this.retrying(() => client.send(new sdk.DeleteVectorsCommand({ vectorBucketName: this.bucket, indexName: registry, keys: [key] }))),
     );
+    this.indexCount = undefined;
     // The registry goes with the namespace's last partition, so deleted namespaces leave no index
     // behind (indexes count against a per-bucket quota).
     const remaining = await this.ignoringNotFound(() =>
@@ -242,6 +266,47 @@ export class S3VectorsStore implements VectorStore {
         this.retrying(() => client.send(new sdk.DeleteIndexCommand({ vectorBucketName: this.bucket, indexName: registry }))),
       );
     }
+  }
+
+  /**
+   * Pages through ListIndexes. The count is kept for a minute (and counts this store's own
+   * creations meanwhile): admission checks run on every ingest-job request, and the ceiling they
+   * check against leaves room for what other writers create within that minute.
+   */
+  async countIndexes(options: { fresh?: boolean } = {}): Promise<number> {
+    if (!options.fresh && this.indexCount && this.now() - this.indexCount.at < INDEX_COUNT_TTL_MS) return this.indexCount.count;
+    const { sdk, client } = await this.connect();
+    let count = 0;
+    let nextToken: string | undefined;
+    do {
+      const token = nextToken;
+      const page = await this.retrying(() =>
+        client.send(
+          new sdk.ListIndexesCommand({
+            vectorBucketName: this.bucket,
+            maxResults: S3_VECTORS_LIMITS.maxListIndexesPage,
+            ...(token ? { nextToken: token } : {}),
+          }),
+        ),
+      );
+      count += (page.indexes ?? []).length;
+      nextToken = page.nextToken;
+    } while (nextToken);
+    this.indexCount = { count, at: this.now() };
+    return count;
+  }
+
+  async indexesNeededFor(partition: Pick<VectorPartition, "namespaceId" | "tenantId">): Promise<number> {
+    if (await this.indexExists(partitionIndexName(partition.namespaceId, partition.tenantId))) return 0;
+    return (await this.indexExists(registryIndexName(partition.namespaceId))) ? 1 : 2;
+  }
+
+  private async indexExists(indexName: string): Promise<boolean> {
+    const { sdk, client } = await this.connect();
+    const found = await this.ignoringNotFound(() =>
+      this.retrying(() => client.send(new sdk.GetIndexCommand({ vectorBucketName: this.bucket, indexName }))),
+    );
+    return found !== undefined;
   }
 
   async listPartitions(namespaceId: string): Promise<{ tenantId: string | null }[]> {
@@ -259,7 +324,7 @@ export class S3VectorsStore implements VectorStore {
   private async createPartition(partition: VectorPartition, indexName: string): Promise<void> {
     const { sdk, client } = await this.connect();
     const registry = registryIndexName(partition.namespaceId);
-    await this.createIndex(registry, 1, "euclidean", []);
+    await this.createIndex(registry, 1, "euclidean", [], partition.namespaceId);
     await this.retrying(() =>
       client.send(
         new sdk.PutVectorsCommand({
@@ -269,7 +334,7 @@ export class S3VectorsStore implements VectorStore {
         }),
       ),
     );
-    await this.createIndex(indexName, partition.dimension, "cosine", [TEXT_KEY]);
+    await this.createIndex(indexName, partition.dimension, "cosine", [...NON_FILTERABLE_METADATA_KEYS], partition.namespaceId);
     logger.info("created vector index", { indexName, namespaceId: partition.namespaceId, dimension: partition.dimension });
   }
 
@@ -278,6 +343,7 @@ export class S3VectorsStore implements VectorStore {
     dimension: number,
     distanceMetric: "cosine" | "euclidean",
     nonFilterableMetadataKeys: string[],
+    namespaceId: string,
   ): Promise<void> {
     const { sdk, client } = await this.connect();
     try {
@@ -293,9 +359,12 @@ export class S3VectorsStore implements VectorStore {
           }),
         ),
       );
+      if (this.indexCount) this.indexCount.count += 1;
     } catch (error) {
       // Another writer created it first: same name, same settings, fine.
-      if (!isConflict(error)) throw error;
+      if (isConflict(error)) return;
+      if (errorName(error) === "ServiceQuotaExceededException") throw new VectorQuotaError(S3_VECTORS_LIMITS.maxIndexesPerBucket, namespaceId);
+      throw error;
     }
   }
 

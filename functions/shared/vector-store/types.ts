@@ -40,6 +40,13 @@ export interface VectorStore {
    * Optional: a store that cannot enumerate its namespaces leaves it out.
    */
   listAllPartitions?(): Promise<VectorPartition[]>;
+  /**
+   * Vector indexes in the store's bucket: one per partition plus one registry per namespace, as in
+   * S3 Vectors (the embedded store counts the same way). May be up to a minute old unless `fresh`.
+   */
+  countIndexes(options?: { fresh?: boolean }): Promise<number>;
+  /** Indexes the first write to `partition` would create: 0, 1 (its own) or 2 (and its namespace's registry). */
+  indexesNeededFor(partition: Pick<VectorPartition, "namespaceId" | "tenantId">): Promise<number>;
 }
 
 /** The most matches one query returns (the S3 Vectors limit, applied everywhere). */

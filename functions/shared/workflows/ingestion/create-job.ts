@@ -9,6 +9,10 @@ import { headObject } from "../../storage/objects.ts";
 import { uploadPrefix } from "../../storage/object-keys.ts";
 import { refusalReason } from "../../fetch/public-url.ts";
 import { mapLimited } from "../../platform/concurrency.ts";
+import { conflict } from "../../domain/errors.ts";
+import { vectorStore } from "../../vector-store/index.ts";
+import { assertRoomForPartition, PartitionCeilingError } from "../../vector-store/quota.ts";
+import { assertVectorMetadataFits } from "./vector-metadata.ts";
 
 /**
  * Creates a QUEUED ingest job and queues its run. Everything that can be known now is checked now
@@ -20,10 +24,14 @@ export async function createIngestJob(
   tenantId: string | null,
   input: CreateIngestJobInput,
 ): Promise<{ job: IngestJobRecord; payload: IngestPayload }> {
+  await assertRoomForPartition(vectorStore(), { namespaceId: namespace.id, tenantId }).catch((error: unknown) => {
+    throw error instanceof PartitionCeilingError ? conflict(error.message) : error;
+  });
   const payload = normalisePayload(input.payload);
   const items = payloadItems(payload);
   await mapLimited(items, 16, async (item, index) => {
     const at = payload.type === "BATCH" ? `payload.items.${index}` : "payload";
+    assertVectorMetadataFits(item, input.config ?? null, { namespaceId: namespace.id, tenantId }, at);
     if (item.type === "MANAGED_FILE") await assertManagedFile(namespace.id, item.key, at);
     if (item.type === "FILE") {
       const reason = refusalReason(item.fileUrl);

@@ -20,12 +20,13 @@ import { deleteObjects, getObjectBytes, getObjectText, headObject, putObject } f
 import { chunksKey, stagingChunksKey } from "../../storage/object-keys.ts";
 import { buildSegment, writeSegment } from "../../keyword-index/bm25.ts";
 import { vectorStore } from "../../vector-store/index.ts";
-import { type ChunksFile, chunkId, vectorKey } from "../../domain/chunks.ts";
+import { chunkId, parseVectorKey, type ChunksFile, vectorKey } from "../../domain/chunks.ts";
+import { isVectorValidationError, isZeroVector } from "../../vector-store/limits.ts";
+import { documentMetadata } from "./vector-metadata.ts";
 import { FileFetchError, fetchPublicFile } from "../../fetch/public-url.ts";
 import type { StepBudget } from "../step-budget.ts";
 import { partitionOf } from "../../domain/partitions.ts";
 import { afterSettled, finishCleanUpOfSettled, failDocument } from "./settlement.ts";
-import { type MetadataValue } from "../../domain/metadata-filter.ts";
 
 /** A failure that retrying cannot fix (bad file, rejected credentials): the document fails at once. */
 export class PermanentFailure extends Error {}
@@ -196,17 +197,6 @@ async function readSource(document: DocumentRecord): Promise<{ parsed: ParsedDoc
   return { parsed: parseDocument(bytes, type), properties: { fileSize: bytes.byteLength, mimeType: type.mimeType } };
 }
 
-function documentMetadata(document: DocumentRecord, settings: IngestConfig): Record<string, MetadataValue> {
-  return {
-    ...settings.metadata,
-    ...(document.name ? { filename: document.name } : {}),
-    ...(document.tenantId ? { tenantId: document.tenantId } : {}),
-    namespaceId: document.namespaceId,
-    documentId: document.id,
-    ingestJobId: document.ingestJobId,
-  };
-}
-
 /**
  * Embeds and writes batches from the checkpoint on: `done` when every chunk is indexed, `continue`
  * when the step budget ran out, `stopped` when another delivery or a deletion took the document over.
@@ -229,12 +219,23 @@ async function embedFromCheckpoint(
     const batch = chunksFile.chunks.slice(embedded, Math.min(embedded + embedder.maxBatch, stepLimit));
     const result = await embedder.embedDocuments(batch.map((chunk) => chunk.text));
     const records = batch.map((chunk, index) => ({
-        key: vectorKey(document.id, document.runId, chunk.metadata.sequence_number),
-        vector: result.vectors[index]!,
-        text: chunk.text,
-        metadata: { ...chunksFile.metadata, ...chunk.metadata },
-      }));
-    await store.upsert(partition, records);
+      key: vectorKey(document.id, document.runId, chunk.metadata.sequence_number),
+      vector: result.vectors[index]!,
+      text: chunk.text,
+      metadata: { ...chunksFile.metadata, ...chunk.metadata },
+    }));
+    // A zero vector has no direction: cosine search cannot rank it and S3 Vectors refuses it, so
+    // the document fails with the reason rather than the batch failing on every retry.
+    const pointless = records.find((record) => isZeroVector(record.vector));
+    if (pointless) {
+      throw new PermanentFailure(
+        `chunk ${parseVectorKey(pointless.key)?.sequence ?? "?"} has nothing the embedding model could represent (it returned a zero vector)`,
+      );
+    }
+    // What the store refuses (over its limits) would be refused on every retry too.
+    await store.upsert(partition, records).catch((error: unknown) => {
+      throw isVectorValidationError(error) ? new PermanentFailure(`the vector store refused the document's vectors: ${(error as Error).message}`) : error;
+    });
     await faultPoint("document:batch-written");
     const advanced = await transition(documentTarget(document), {
       to: "PROCESSING",

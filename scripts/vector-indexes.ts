@@ -1,0 +1,39 @@
+import { parseArgs } from "node:util";
+import { ENV } from "../functions/shared/platform/env-names.ts";
+import { vectorStore } from "../functions/shared/vector-store/index.ts";
+import { type IndexUsage, indexUsage } from "../functions/shared/vector-store/quota.ts";
+import { runWhenMain } from "./cli.ts";
+
+const USAGE = `Usage: npm run vector-indexes -- --vector-bucket NAME|ARN [--region REGION]
+
+Counts the vector indexes of a deployed stack's S3 Vectors bucket (stack output VectorBucketArn) and
+compares them with the ceiling past which new (namespace, tenant) partitions are refused
+(VECTOR_INDEX_CEILING) and with S3 Vectors' quota of indexes per bucket. Uses your AWS credentials.
+The local stack's vectors live inside the npm run dev process, which admits partitions the same way.`;
+
+export function describeUsage(usage: IndexUsage): string[] {
+  const percent = (value: number) => `${((value / usage.quota) * 100).toFixed(1)}%`;
+  return [
+    `indexes:  ${usage.indexes} (${percent(usage.indexes)} of the bucket quota)`,
+    `ceiling:  ${usage.ceiling} (new namespace/tenant partitions are refused with 409 past it)`,
+    `quota:    ${usage.quota} indexes per vector bucket (S3 Vectors)`,
+    `room:     about ${Math.max(0, usage.ceiling - usage.indexes)} more indexes: one per new tenant of a namespace, plus one per new namespace`,
+  ];
+}
+
+export async function run(argv: string[]): Promise<number> {
+  const { values } = parseArgs({ args: argv, options: { "vector-bucket": { type: "string" }, region: { type: "string" }, help: { type: "boolean" } } });
+  if (values.help || !values["vector-bucket"]) {
+    console.log(USAGE);
+    return values.help ? 0 : 2;
+  }
+  process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = "true";
+  if (values.region) process.env.AWS_REGION = values.region;
+  // The stack outputs the ARN (`arn:...:bucket/<name>`); the API wants the name.
+  process.env[ENV.vectorBucketName] = values["vector-bucket"].split("/").pop();
+  process.env[ENV.vectorStoreBackend] = "s3vectors";
+  for (const line of describeUsage(await indexUsage(vectorStore(), { fresh: true }))) console.log(line);
+  return 0;
+}
+
+runWhenMain(import.meta.url, run);
