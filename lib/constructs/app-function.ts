@@ -12,6 +12,7 @@ import { ENV } from "../../functions/shared/platform/env-names.ts";
 import { ESBUILD_OPTIONS } from "../bundling.ts";
 import type { StageConfig } from "../config.ts";
 import { acknowledgeWildcardActions, acknowledgeWildcardResource } from "../nag.ts";
+import { marketplaceProductIds } from "../../functions/shared/embedding/registry.ts";
 import { projectPath } from "../project.ts";
 import type { FunctionAccess, QueueName } from "../routes.ts";
 
@@ -221,6 +222,21 @@ export class AppFunction extends Construct {
         this,
         models,
         "The embedding model is chosen per namespace at run time; foundation models are AWS-owned, read-only and region-scoped.",
+      );
+      // Bedrock subscribes the account to a third-party model (Cohere) on its first call, as the
+      // caller: the role needs these, limited to the products the embedding registry names.
+      this.fn.addToRolePolicy(
+        new PolicyStatement({
+          actions: ["aws-marketplace:Subscribe", "aws-marketplace:Unsubscribe"],
+          resources: ["*"],
+          conditions: { "ForAnyValue:StringEquals": { "aws-marketplace:ProductId": marketplaceProductIds() } },
+        }),
+      );
+      this.fn.addToRolePolicy(new PolicyStatement({ actions: ["aws-marketplace:ViewSubscriptions"], resources: ["*"] }));
+      acknowledgeWildcardResource(
+        this,
+        "*",
+        "AWS Marketplace subscriptions have no resource ARN; Subscribe and Unsubscribe are limited by aws-marketplace:ProductId to the registry's Bedrock models, ViewSubscriptions only reads.",
       );
     }
   }

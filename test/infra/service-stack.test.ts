@@ -378,6 +378,21 @@ describe("least privilege", () => {
     }
   });
 
+  it("lets functions that embed subscribe only to the registry's AWS Marketplace products (third-party Bedrock models)", () => {
+    const built = dev();
+    for (const { id, fn, access } of subjects(built.stack)) {
+      const { statements, actions } = grantsOf(built, fn);
+      const embeds = access.vectors === "read" || access.vectors === "readWrite";
+      expect(actions.has("aws-marketplace:Subscribe"), id).toBe(embeds);
+      if (!embeds) continue;
+      const subscribe = statements.find((statement) => [statement.Action].flat().includes("aws-marketplace:Subscribe"));
+      expect((subscribe as { Condition?: unknown }).Condition, id).toEqual({
+        "ForAnyValue:StringEquals": { "aws-marketplace:ProductId": ["b7568428-a1ab-46d8-bab3-37def50f6f6a", "38e55671-c3fe-4a44-9783-3584906e7cad"] },
+      });
+      expect(actions.has("aws-marketplace:ViewSubscriptions"), id).toBe(true);
+    }
+  });
+
   it("scopes vector access to the service's vector bucket and its indexes", () => {
     const built = dev();
     const vectorBucketArn = getAtt("VectorBucket", "VectorBucketArn");

@@ -55,6 +55,18 @@ function toEmbeddingError(error: unknown, model: string): EmbeddingError {
   const status = (error as { $metadata?: { httpStatusCode?: number } } | null)?.$metadata?.httpStatusCode;
   switch (name) {
     case "AccessDeniedException":
+      // Third-party models subscribe the account through AWS Marketplace on first use; Bedrock
+      // answers AccessDenied while that runs (up to a few minutes) and when the role lacks the
+      // aws-marketplace permissions, so this one is worth trying again later.
+      if (/marketplace|subscri/i.test(message)) {
+        return new EmbeddingError(
+          "BEDROCK",
+          `Bedrock has not yet enabled ${model} for this account: its first use subscribes the account in AWS Marketplace, ` +
+            "which takes a few minutes and needs aws-marketplace:Subscribe, Unsubscribe and ViewSubscriptions on the function's role " +
+            "(the stack grants them) and a payment method on the account; see \"Model access\" in the README",
+          { status, retryable: true },
+        );
+      }
       return new EmbeddingError("BEDROCK", `Bedrock denied access to ${model}; enable model access in this region`, { status });
     case "ResourceNotFoundException":
       return new EmbeddingError("BEDROCK", `Bedrock model ${model} is not available in this region`, { status });

@@ -35,6 +35,11 @@ export interface EmbeddingProviderRow {
   readonly label: string;
   readonly models: Readonly<Record<string, number>>;
   readonly settings: Readonly<Record<string, z.ZodMiniType>>;
+  /**
+   * Third-party Bedrock models are sold through AWS Marketplace: the first call subscribes the
+   * account, which needs aws-marketplace permissions scoped to these product ids (the stack grants them).
+   */
+  readonly marketplaceProductIds?: Readonly<Record<string, string>>;
   readonly load: () => Promise<EmbeddingProviderModule>;
 }
 
@@ -49,6 +54,11 @@ export const EMBEDDING_PROVIDERS = {
     label: "Amazon Bedrock",
     models: { "amazon.titan-embed-text-v2:0": 1024, "cohere.embed-english-v3": 1024, "cohere.embed-multilingual-v3": 1024 },
     settings: {},
+    // From the models' cards in the Bedrock user guide ("Marketplace product ID").
+    marketplaceProductIds: {
+      "cohere.embed-english-v3": "b7568428-a1ab-46d8-bab3-37def50f6f6a",
+      "cohere.embed-multilingual-v3": "38e55671-c3fe-4a44-9783-3584906e7cad",
+    },
     load: lazy(() => import("./bedrock.ts")),
   },
   OPENAI: {
@@ -112,4 +122,9 @@ export function embeddingDimension(provider: EmbeddingProviderId, model: string)
   const dimension = (EMBEDDING_PROVIDERS[provider].models as Record<string, number>)[model];
   if (dimension === undefined) throw new Error(`unknown model ${model} for ${provider}`);
   return dimension;
+}
+
+/** Every AWS Marketplace product id a deployment's embedders may subscribe to on first use. */
+export function marketplaceProductIds(): string[] {
+  return Object.values(EMBEDDING_PROVIDERS).flatMap((row: EmbeddingProviderRow) => Object.values(row.marketplaceProductIds ?? {}));
 }
