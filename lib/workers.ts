@@ -1,3 +1,4 @@
+import type { Stage } from "./config.ts";
 import type { FunctionAccess, QueueName } from "./routes.ts";
 
 /**
@@ -18,6 +19,11 @@ export interface WorkerDefinition {
   batchSize: number;
   timeoutSeconds: number;
   memoryMb: number;
+  /**
+   * Invocations the event source mapping runs at once (its maximum concurrency, 2 to 1,000), per
+   * stage; the local stack's pollers run the dev value. Bounds what the worker asks of its providers.
+   */
+  maxConcurrency: Record<Stage, number>;
   access: FunctionAccess;
 }
 
@@ -37,6 +43,10 @@ export const WORKERS: WorkerDefinition[] = [
     timeoutSeconds: 300,
     // 1,769 MB is one full vCPU: parsing, chunking and hashing are CPU-bound.
     memoryMb: 1769,
+    // Each invocation handles up to 5 documents at once and each embeds with up to 8 requests in
+    // flight (Titan takes one text per call): 10 invocations stay near 400 concurrent Bedrock calls,
+    // under the default on-demand quotas; throttling beyond that is retried, not failed.
+    maxConcurrency: { dev: 2, prod: 10 },
     access: { table: "readWrite", bucket: "readWrite", queues: ["ingest"], vectors: "readWrite" },
   },
   {
@@ -46,6 +56,9 @@ export const WORKERS: WorkerDefinition[] = [
     batchSize: 5,
     timeoutSeconds: 300,
     memoryMb: 512,
+    // Deletions write to the same table and vector indexes as ingestion; a few at once drain a
+    // namespace's fan-out without starving it.
+    maxConcurrency: { dev: 2, prod: 5 },
     access: { table: "readWrite", bucket: "readWrite", queues: ["delete"], vectors: "readWrite" },
   },
 ];

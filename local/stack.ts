@@ -153,7 +153,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
           functionName: worker.id,
           batchSize: worker.batchSize,
           timeoutSeconds: worker.timeoutSeconds,
-          concurrency: options.workerConcurrency ?? 2,
+          concurrency: options.workerConcurrency ?? worker.maxConcurrency.dev,
           loadHandler: () => loadWorker(worker.entry, maxReceiveCount ?? QUEUES[worker.queue].maxReceiveCount),
         }),
       );

@@ -91,6 +91,7 @@ export class WorkQueues extends Construct {
           batchSize: definition.batchSize,
           maxBatchingWindow: MAX_BATCHING_WINDOW,
           reportBatchItemFailures: true,
+          maxConcurrency: definition.maxConcurrency[config.stage],
         }),
       );
       this.workers.set(definition.id, worker);

@@ -481,6 +481,18 @@ describe("work queues", () => {
   });
 });
 
+describe("worker concurrency", () => {
+  it.each(["dev", "prod"] as const)("caps each worker's event source mapping at its %s maximum concurrency", (stage) => {
+    const { template, stack } = stage === "dev" ? dev() : prod();
+    for (const worker of WORKERS) {
+      template.hasResourceProperties("AWS::Lambda::EventSourceMapping", {
+        FunctionName: { Ref: logicalId(stack, stack.work.workers.get(worker.id)!.fn) },
+        ScalingConfig: { MaximumConcurrency: worker.maxConcurrency[stage] },
+      });
+    }
+  });
+});
+
 describe("table", () => {
   it("has the keys, indexes and TTL of the data layer's schema, on demand with point-in-time recovery", () => {
     dev().template.hasResourceProperties("AWS::DynamoDB::GlobalTable", {
