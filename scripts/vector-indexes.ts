@@ -1,15 +1,20 @@
 import { parseArgs } from "node:util";
 import { ENV } from "../functions/shared/platform/env-names.ts";
 import { vectorStore } from "../functions/shared/vector-store/index.ts";
+import { S3VectorsStore } from "../functions/shared/vector-store/s3-vectors.ts";
 import { type IndexUsage, indexUsage } from "../functions/shared/vector-store/quota.ts";
 import { runWhenMain } from "./cli.ts";
 
-const USAGE = `Usage: npm run vector-indexes -- --vector-bucket NAME|ARN [--region REGION]
+const USAGE = `Usage: npm run vector-indexes -- [count|empty] --vector-bucket NAME|ARN [--region REGION] [--yes]
 
-Counts the vector indexes of a deployed stack's S3 Vectors bucket (stack output VectorBucketArn) and
+count (default): counts the vector indexes of a deployed stack's S3 Vectors bucket (stack output VectorBucketArn) and
 compares them with the ceiling past which new (namespace, tenant) partitions are refused
 (VECTOR_INDEX_CEILING) and with S3 Vectors' quota of indexes per bucket. Uses your AWS credentials.
-The local stack's vectors live inside the npm run dev process, which admits partitions the same way.`;
+The local stack's vectors live inside the npm run dev process, which admits partitions the same way.
+
+empty --yes: deletes every index of the bucket, and with them every vector, so that cdk destroy can
+delete the bucket (CloudFormation cannot delete a vector bucket that still holds indexes). For a
+stage you are destroying only; the table still names the documents whose vectors are gone.`;
 
 export function describeUsage(usage: IndexUsage): string[] {
   const percent = (value: number) => `${((value / usage.quota) * 100).toFixed(1)}%`;
@@ -22,17 +27,32 @@ export function describeUsage(usage: IndexUsage): string[] {
 }
 
 export async function run(argv: string[]): Promise<number> {
-  const { values } = parseArgs({ args: argv, options: { "vector-bucket": { type: "string" }, region: { type: "string" }, help: { type: "boolean" } } });
-  if (values.help || !values["vector-bucket"]) {
+  const { values, positionals } = parseArgs({
+    args: argv,
+    allowPositionals: true,
+    options: { "vector-bucket": { type: "string" }, region: { type: "string" }, yes: { type: "boolean" }, help: { type: "boolean" } },
+  });
+  const command = positionals[0] ?? "count";
+  if (values.help || !values["vector-bucket"] || !["count", "empty"].includes(command)) {
     console.log(USAGE);
     return values.help ? 0 : 2;
+  }
+  if (command === "empty" && !values.yes) {
+    console.error("empty deletes every vector of the bucket; add --yes to confirm");
+    return 2;
   }
   process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = "true";
   if (values.region) process.env.AWS_REGION = values.region;
   // The stack outputs the ARN (`arn:...:bucket/<name>`); the API wants the name.
   process.env[ENV.vectorBucketName] = values["vector-bucket"].split("/").pop();
   process.env[ENV.vectorStoreBackend] = "s3vectors";
-  for (const line of describeUsage(await indexUsage(vectorStore(), { fresh: true }))) console.log(line);
+  const store = vectorStore();
+  if (command === "empty") {
+    if (!(store instanceof S3VectorsStore)) throw new Error("empty works on a deployed S3 Vectors bucket only");
+    console.log(`deleted ${await store.deleteAllIndexes()} indexes`);
+    return 0;
+  }
+  for (const line of describeUsage(await indexUsage(store, { fresh: true }))) console.log(line);
   return 0;
 }
 

@@ -1,4 +1,6 @@
-import { CfnOutput, Duration, Stack, type StackProps } from "aws-cdk-lib";
+import { CfnOutput, Duration, Stack, type StackProps, Validations } from "aws-cdk-lib";
+import { SnsAction } from "aws-cdk-lib/aws-cloudwatch-actions";
+import { Topic } from "aws-cdk-lib/aws-sns";
 import { Rule, Schedule } from "aws-cdk-lib/aws-events";
 import { LambdaFunction } from "aws-cdk-lib/aws-events-targets";
 import { CfnVectorBucket } from "aws-cdk-lib/aws-s3vectors";
@@ -28,6 +30,7 @@ export class ServiceStack extends Stack {
   readonly authorizer: AppFunction;
   readonly work: WorkQueues;
   readonly api: ServiceApi;
+  readonly alarmTopic: Topic;
 
   constructor(scope: Construct, id: string, props: ServiceStackProps) {
     super(scope, id, props);
@@ -42,6 +45,20 @@ export class ServiceStack extends Stack {
 
     this.work = new WorkQueues(this, "Work", { config, resources: { table, bucket, vectorBucket } });
     const { resources } = this.work;
+
+    // Operators subscribe (e-mail, chat, paging) to the output topic; every alarm of the stack
+    // notifies it when it fires and when it recovers.
+    this.alarmTopic = new Topic(this, "AlarmTopic", { displayName: "knowledge-ingestion-service alarms", enforceSSL: true });
+    Validations.of(this.alarmTopic).acknowledge({
+      id: "AwsSolutions-SNS2",
+      reason:
+        "Alarm notifications carry an alarm's name and state, no customer data; CloudWatch can publish to an encrypted topic only " +
+        "with a customer managed key, which would cost every idle deployment a monthly key fee.",
+    });
+    for (const { deadLetterAlarm } of Object.values(this.work.queues)) {
+      deadLetterAlarm.addAlarmAction(new SnsAction(this.alarmTopic));
+      deadLetterAlarm.addOkAction(new SnsAction(this.alarmTopic));
+    }
 
     for (const definition of HTTP_FUNCTIONS) {
       this.functions.set(definition.id, AppFunction.fromDefinition(this, definition, config, resources));
@@ -79,6 +96,10 @@ export class ServiceStack extends Stack {
     new CfnOutput(this, "TableName", { value: table.tableName });
     new CfnOutput(this, "BucketName", { value: bucket.bucketName });
     new CfnOutput(this, "VectorBucketArn", { value: vectorBucket.attrVectorBucketArn });
+    new CfnOutput(this, "AlarmTopicArn", {
+      description: "SNS topic every alarm notifies (dead-letter queues receiving messages); subscribe to it to be told.",
+      value: this.alarmTopic.topicArn,
+    });
     new CfnOutput(this, "UsagePlanId", {
       description: "The key CLI registers each organization's usage key in this plan.",
       value: this.api.usagePlan.usagePlanId,

@@ -481,6 +481,22 @@ describe("work queues", () => {
   });
 });
 
+describe("alarms", () => {
+  it("notify one SNS topic, given as the AlarmTopicArn output, when they fire and when they recover", () => {
+    const { template, stack } = dev();
+    const topic = { Ref: logicalId(stack, stack.alarmTopic) };
+    const alarms = Object.values(template.findResources("AWS::CloudWatch::Alarm"));
+    expect(alarms.length).toBeGreaterThanOrEqual(Object.keys(stack.work.queues).length);
+    for (const alarm of alarms) {
+      expect(alarm.Properties.AlarmActions).toEqual([topic]);
+      expect(alarm.Properties.OKActions).toEqual([topic]);
+    }
+    template.hasOutput("AlarmTopicArn", { Value: topic });
+    const policies = Object.values(template.findResources("AWS::SNS::TopicPolicy"));
+    expect(JSON.stringify(policies)).toContain('"aws:SecureTransport":"false"');
+  });
+});
+
 describe("worker concurrency", () => {
   it.each(["dev", "prod"] as const)("caps each worker's event source mapping at its %s maximum concurrency", (stage) => {
     const { template, stack } = stage === "dev" ? dev() : prod();
@@ -592,6 +608,7 @@ describe("outputs", () => {
         "TableName",
         "BucketName",
         "VectorBucketArn",
+        "AlarmTopicArn",
         "UsagePlanId",
         "IngestQueueUrl",
         "IngestDeadLetterQueueUrl",

@@ -4,6 +4,7 @@ import {
   CreateIndexCommand,
   DeleteIndexCommand,
   DeleteVectorsCommand,
+  ListIndexesCommand,
   ListVectorsCommand,
   NotFoundException,
   PutVectorsCommand,
@@ -105,6 +106,14 @@ function fakeS3Vectors() {
       const page = keys.slice(start, start + size).map((key) => ({ key }));
       const next = start + size < keys.length ? String(start + size) : undefined;
       return { vectors: page, ...(next ? { nextToken: next } : {}), ...meta };
+    }
+    if (command instanceof ListIndexesCommand) {
+      const names = [...indexes.keys()].sort();
+      const start = input.nextToken ? Number(input.nextToken) : 0;
+      const size = Math.min(input.maxResults ?? 500, 500);
+      const page = names.slice(start, start + size).map((indexName) => ({ indexName, vectorBucketName: BUCKET }));
+      const next = start + size < names.length ? String(start + size) : undefined;
+      return { indexes: page, ...(next ? { nextToken: next } : {}), ...meta };
     }
     if (command instanceof DeleteIndexCommand) {
       index();
@@ -353,5 +362,16 @@ describe("S3 Vectors store", () => {
     const fake = fakeS3Vectors();
     await expect(fake.store.upsert(partition("ns_1", null), [record("a", [1, 0])])).rejects.toThrow(/2 dimensions/);
     expect(fake.commands).toHaveLength(0);
+  });
+});
+
+describe("emptying the bucket before a stack is destroyed", () => {
+  it("counts every index, then deletes them all, page after page", async () => {
+    const fake = fakeS3Vectors();
+    for (let index = 0; index < 6; index += 1) await fake.store.upsert(partition(`ns${index}`, index % 2 ? "acme" : null), [record("a", [1, 0, 0, 0])]);
+    expect(await fake.store.countIndexes({ fresh: true })).toBe(12);
+    expect(await fake.store.deleteAllIndexes()).toBe(12);
+    expect(fake.indexes.size).toBe(0);
+    expect(await fake.store.countIndexes({ fresh: true })).toBe(0);
   });
 });

@@ -275,8 +275,34 @@ export class S3VectorsStore implements VectorStore {
    */
   async countIndexes(options: { fresh?: boolean } = {}): Promise<number> {
     if (!options.fresh && this.indexCount && this.now() - this.indexCount.at < INDEX_COUNT_TTL_MS) return this.indexCount.count;
-    const { sdk, client } = await this.connect();
     let count = 0;
+    for await (const names of this.indexNamePages()) count += names.length;
+    this.indexCount = { count, at: this.now() };
+    return count;
+  }
+
+  /**
+   * Deletes every index of the bucket (and so every vector), for an operator emptying a stage's
+   * bucket before `cdk destroy`: CloudFormation cannot delete a vector bucket that holds indexes.
+   */
+  async deleteAllIndexes(): Promise<number> {
+    const { sdk, client } = await this.connect();
+    let deleted = 0;
+    // Listed again after each page is deleted: deleting while paging would skip entries.
+    for (;;) {
+      const page = (await this.indexNamePages().next()).value as string[] | undefined;
+      if (!page || page.length === 0) break;
+      for (const indexName of page) {
+        await this.ignoringNotFound(() => this.retrying(() => client.send(new sdk.DeleteIndexCommand({ vectorBucketName: this.bucket, indexName }))));
+        deleted += 1;
+      }
+    }
+    this.indexCount = undefined;
+    return deleted;
+  }
+
+  private async *indexNamePages(): AsyncGenerator<string[]> {
+    const { sdk, client } = await this.connect();
     let nextToken: string | undefined;
     do {
       const token = nextToken;
@@ -289,11 +315,9 @@ export class S3VectorsStore implements VectorStore {
           }),
         ),
       );
-      count += (page.indexes ?? []).length;
+      yield (page.indexes ?? []).flatMap((index) => (index.indexName ? [index.indexName] : []));
       nextToken = page.nextToken;
     } while (nextToken);
-    this.indexCount = { count, at: this.now() };
-    return count;
   }
 
   async indexesNeededFor(partition: Pick<VectorPartition, "namespaceId" | "tenantId">): Promise<number> {
