@@ -5,17 +5,22 @@
 export type HttpMethod = "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
 
 import type { QueueName } from "../functions/shared/queue/names.ts";
+import type { VectorOperation } from "../functions/shared/vector-store/registry.ts";
 
 export type { QueueName };
 
 /** Least privilege, per function. */
 export interface FunctionAccess {
   table: "read" | "readWrite";
+  /** Reads the whole table (the reconciler's inventory); everything else reads by key and index. */
+  tableScan?: boolean;
   /** `put` signs upload URLs; `read` signs download URLs and reads objects; `readWrite` also deletes. */
   bucket?: "read" | "put" | "readWrite";
   queues?: QueueName[];
-  /** `count` only counts and looks up indexes (admission against the index quota, vector-store/quota.ts). */
-  vectors?: "count" | "read" | "readWrite";
+  /** The vector-store operations the function uses; the store's registry row says what each needs. */
+  vectors?: readonly VectorOperation[];
+  /** Embeds text with the namespace's model (Bedrock in AWS). */
+  embeds?: boolean;
 }
 
 export interface HttpFunctionDefinition {
@@ -108,7 +113,7 @@ export const HTTP_FUNCTIONS: HttpFunctionDefinition[] = [
     id: "CreateIngestJob",
     entry: "functions/http/ingest-jobs/create.ts",
     routes: [{ method: "POST", path: `${NAMESPACE}/ingest-jobs` }],
-    access: { table: "readWrite", bucket: "readWrite", queues: ["ingest"], vectors: "count" },
+    access: { table: "readWrite", bucket: "readWrite", queues: ["ingest"], vectors: ["count"] },
   },
   {
     id: "ListIngestJobs",
@@ -169,7 +174,7 @@ export const HTTP_FUNCTIONS: HttpFunctionDefinition[] = [
     id: "Search",
     entry: "functions/http/search/search.ts",
     routes: [{ method: "POST", path: `${NAMESPACE}/search` }],
-    access: { table: "read", bucket: "read", vectors: "read" },
+    access: { table: "read", bucket: "read", vectors: ["query"], embeds: true },
   },
 ];
 

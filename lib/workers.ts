@@ -47,7 +47,7 @@ export const WORKERS: WorkerDefinition[] = [
     // flight (Titan takes one text per call): 10 invocations stay near 400 concurrent Bedrock calls,
     // under the default on-demand quotas; throttling beyond that is retried, not failed.
     maxConcurrency: { dev: 2, prod: 10 },
-    access: { table: "readWrite", bucket: "readWrite", queues: ["ingest"], vectors: "readWrite" },
+    access: { table: "readWrite", bucket: "readWrite", queues: ["ingest"], vectors: ["write", "delete"], embeds: true },
   },
   {
     id: "DeleteWorker",
@@ -59,7 +59,7 @@ export const WORKERS: WorkerDefinition[] = [
     // Deletions write to the same table and vector indexes as ingestion; a few at once drain a
     // namespace's fan-out without starving it.
     maxConcurrency: { dev: 2, prod: 5 },
-    access: { table: "readWrite", bucket: "readWrite", queues: ["delete"], vectors: "readWrite" },
+    access: { table: "readWrite", bucket: "readWrite", queues: ["delete"], vectors: ["delete", "list"] },
   },
 ];
 
@@ -85,7 +85,7 @@ export const SCHEDULED_FUNCTIONS: ScheduledFunctionDefinition[] = [
     timeoutSeconds: 900,
     memoryMb: 1024,
     // Reads every record kind, deletes orphaned objects and vectors, re-queues stuck work on both queues.
-    access: { table: "readWrite", bucket: "readWrite", queues: ["delete", "ingest"], vectors: "readWrite" },
+    access: { table: "readWrite", tableScan: true, bucket: "readWrite", queues: ["delete", "ingest"], vectors: ["delete", "list"] },
   },
 ];
 

@@ -46,7 +46,7 @@ export async function run(argv: string[]): Promise<number> {
   // The stack outputs the ARN (`arn:...:bucket/<name>`); the API wants the name.
   process.env[ENV.vectorBucketName] = values["vector-bucket"].split("/").pop();
   process.env[ENV.vectorStoreBackend] = "s3vectors";
-  const store = vectorStore();
+  const store = (await vectorStore());
   if (command === "empty") {
     if (!(store instanceof S3VectorsStore)) throw new Error("empty works on a deployed S3 Vectors bucket only");
     console.log(`deleted ${await store.deleteAllIndexes()} indexes`);

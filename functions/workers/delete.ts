@@ -1,7 +1,7 @@
 import { deleteMessage } from "../shared/queue/messages.ts";
 import { enqueue } from "../shared/queue/send.ts";
 import { sqsWorker } from "../shared/worker/sqs-worker.ts";
-import { deleteDocumentCascade, deleteJobCascade, deleteNamespaceCascade, failDeletion } from "../shared/workflows/deletion.ts";
+import { deleteDocumentCascade, deleteJobCascade, deleteNamespaceCascade, failDeletion } from "../shared/workflows/deletion/cascades.ts";
 
 /**
  * Deletion cascades. Every step is idempotent: a repeated or resumed message finishes the work, and

@@ -12,7 +12,9 @@ import { ENV } from "../../functions/shared/platform/env-names.ts";
 import { ESBUILD_OPTIONS } from "../bundling.ts";
 import type { StageConfig } from "../config.ts";
 import { acknowledgeWildcardActions, acknowledgeWildcardResource } from "../nag.ts";
+import { DYNAMODB_IAM_ACTIONS } from "../../functions/shared/db/iam-actions.ts";
 import { marketplaceProductIds } from "../../functions/shared/embedding/registry.ts";
+import { VECTOR_STORES } from "../../functions/shared/vector-store/registry.ts";
 import { projectPath } from "../project.ts";
 import type { FunctionAccess, QueueName } from "../routes.ts";
 
@@ -40,22 +42,8 @@ const QUEUE_URL_ENV: Record<QueueName, string> = {
   delete: ENV.deleteQueueUrl,
 };
 
-const VECTOR_ACTIONS = {
-  count: ["s3vectors:ListIndexes", "s3vectors:GetIndex"],
-  // QueryVectors needs GetVectors as well as soon as it filters on metadata or returns it.
-  read: ["s3vectors:GetIndex", "s3vectors:QueryVectors", "s3vectors:GetVectors"],
-  readWrite: [
-    "s3vectors:GetIndex",
-    "s3vectors:ListIndexes",
-    "s3vectors:CreateIndex",
-    "s3vectors:DeleteIndex",
-    "s3vectors:QueryVectors",
-    "s3vectors:GetVectors",
-    "s3vectors:ListVectors",
-    "s3vectors:PutVectors",
-    "s3vectors:DeleteVectors",
-  ],
-} as const;
+/** The deployed vector store; its registry row lists the actions of each operation. */
+const DEPLOYED_VECTOR_STORE = VECTOR_STORES.s3vectors;
 
 /** The wildcard actions in CDK's bucket grants, by the access level that calls each grant. */
 const BUCKET_WILDCARD_ACTIONS: Record<NonNullable<FunctionAccess["bucket"]>, string[]> = {
@@ -160,8 +148,9 @@ export class AppFunction extends Construct {
   grantAccess(access: FunctionAccess, resources: ServiceResources): void {
     const { table, bucket, queues, vectorBucket } = resources;
 
-    if (access.table === "readWrite") table.grantReadWriteData(this.fn);
-    else table.grantReadData(this.fn);
+    // The data layer's own action list rather than CDK's read/write grants, which add Scan and
+    // batch writes the service never sends.
+    table.grant(this.fn, ...DYNAMODB_IAM_ACTIONS[access.table], ...(access.tableScan ? DYNAMODB_IAM_ACTIONS.scan : []));
     this.addEnvironment(ENV.tableName, table.tableName);
     acknowledgeWildcardResource(
       this,
@@ -193,12 +182,11 @@ export class AppFunction extends Construct {
       this.addEnvironment(QUEUE_URL_ENV[queue], queues[queue].queueUrl);
     }
 
-    if (access.vectors) {
+    if (access.vectors && access.vectors.length > 0) {
       const bucketArn = vectorBucket.attrVectorBucketArn;
       const indexes = `${bucketArn}/index/*`;
-      this.fn.addToRolePolicy(
-        new PolicyStatement({ actions: [...VECTOR_ACTIONS[access.vectors]], resources: [bucketArn, indexes] }),
-      );
+      const actions = [...new Set(access.vectors.flatMap((operation) => DEPLOYED_VECTOR_STORE.iamActions[operation]))].sort();
+      this.fn.addToRolePolicy(new PolicyStatement({ actions, resources: [bucketArn, indexes] }));
       acknowledgeWildcardResource(
         this,
         indexes,
@@ -209,8 +197,7 @@ export class AppFunction extends Construct {
       this.addEnvironment(ENV.vectorStoreBackend, "s3vectors");
     }
 
-    // Counting indexes embeds nothing.
-    if (access.vectors === "read" || access.vectors === "readWrite") {
+    if (access.embeds) {
       const models = Stack.of(this).formatArn({
         service: "bedrock",
         account: "",

@@ -79,8 +79,8 @@ describe("cdk-nag AwsSolutions checks", () => {
       { table: "read", bucket: "read" },
       { table: "read", bucket: "put" },
       { table: "readWrite", bucket: "readWrite" },
-      { table: "read", vectors: "read" },
-      { table: "readWrite", vectors: "readWrite" },
+      { table: "read", vectors: ["query"], embeds: true },
+      { table: "readWrite", tableScan: true, vectors: ["write", "delete", "list", "count"], embeds: true },
     ];
     levels.forEach((access, index) => {
       new AppFunction(stack, `Level${index}`, { entry: "functions/http/namespaces/get.ts", config }).grantAccess(

@@ -1,3 +1,4 @@
+import { VECTOR_STORES } from "../../functions/shared/vector-store/registry.ts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { CfnElement } from "aws-cdk-lib";
 import { Match, type Template } from "aws-cdk-lib/assertions";
@@ -324,7 +325,7 @@ describe("functions", () => {
 });
 
 describe("least privilege", () => {
-  const dynamoWrites = ["dynamodb:PutItem", "dynamodb:UpdateItem", "dynamodb:DeleteItem", "dynamodb:BatchWriteItem"];
+  const dynamoWrites = ["dynamodb:PutItem", "dynamodb:UpdateItem", "dynamodb:DeleteItem", "dynamodb:ConditionCheckItem"];
 
   it("gives functions with read access to the table no DynamoDB write action", () => {
     const built = dev();
@@ -368,21 +369,37 @@ describe("least privilege", () => {
     }
   });
 
-  it("grants S3 Vectors and Bedrock only to functions with vector access, and writes only with read-write access", () => {
+  it("grants each function exactly the S3 Vectors actions of the store operations it declares, and Bedrock only where it embeds", () => {
     const built = dev();
     for (const { id, fn, access } of subjects(built.stack)) {
       const actions = [...grantsOf(built, fn).actions];
-      expect(actions.some((action) => action.startsWith("s3vectors:")), id).toBe(access.vectors !== undefined);
-      expect(actions.includes("bedrock:InvokeModel"), id).toBe(access.vectors === "read" || access.vectors === "readWrite");
-      expect(actions.includes("s3vectors:PutVectors"), id).toBe(access.vectors === "readWrite");
+      const expected = [...new Set((access.vectors ?? []).flatMap((operation) => VECTOR_STORES.s3vectors.iamActions[operation]))].sort();
+      expect(actions.filter((action) => action.startsWith("s3vectors:")).sort(), id).toEqual(expected);
+      expect(actions.includes("bedrock:InvokeModel"), id).toBe(access.embeds === true);
     }
+  });
+
+  it("trims what nobody calls: no Scan but for the reconciler, no vector writes outside ingestion, no Bedrock for deletions", () => {
+    const built = dev();
+    const actionsOf = (id: string) => {
+      const subject = subjects(built.stack).find((candidate) => candidate.id === id)!;
+      return [...grantsOf(built, subject.fn).actions];
+    };
+    for (const { id, fn } of subjects(built.stack)) {
+      const actions = [...grantsOf(built, fn).actions];
+      expect(actions.includes("dynamodb:Scan"), id).toBe(id === "Reconciler");
+      expect(actions.some((action) => action === "dynamodb:BatchWriteItem" || action.startsWith("dynamodb:*")), id).toBe(false);
+      expect(actions.includes("s3vectors:PutVectors"), id).toBe(id === "IngestWorker");
+    }
+    for (const id of ["DeleteWorker", "Reconciler", "CreateIngestJob"]) expect(actionsOf(id).some((action) => action.startsWith("bedrock:")), id).toBe(false);
+    expect(actionsOf("Search").filter((action) => action.startsWith("dynamodb:")).sort()).toEqual(["dynamodb:BatchGetItem", "dynamodb:GetItem", "dynamodb:Query"]);
   });
 
   it("lets functions that embed subscribe only to the registry's AWS Marketplace products (third-party Bedrock models)", () => {
     const built = dev();
     for (const { id, fn, access } of subjects(built.stack)) {
       const { statements, actions } = grantsOf(built, fn);
-      const embeds = access.vectors === "read" || access.vectors === "readWrite";
+      const embeds = access.embeds === true;
       expect(actions.has("aws-marketplace:Subscribe"), id).toBe(embeds);
       if (!embeds) continue;
       const subscribe = statements.find((statement) => [statement.Action].flat().includes("aws-marketplace:Subscribe"));
@@ -397,7 +414,7 @@ describe("least privilege", () => {
     const built = dev();
     const vectorBucketArn = getAtt("VectorBucket", "VectorBucketArn");
     for (const { id, fn, access } of subjects(built.stack).filter((subject) => subject.access.vectors)) {
-      const statement = grantsOf(built, fn).statements.find((s) => [s.Action].flat().includes("s3vectors:GetIndex"));
+      const statement = grantsOf(built, fn).statements.find((s) => [s.Action].flat().some((action) => action.startsWith("s3vectors:")));
       expect(statement?.Resource, `${id} ${access.vectors}`).toEqual([
         vectorBucketArn,
         { "Fn::Join": ["", [vectorBucketArn, "/index/*"]] },

@@ -242,14 +242,14 @@ describe("embedded vector store", () => {
     expect(times[10]!).toBeLessThan(100);
   });
 
-  it("is one store per process, and the one vectorStore() gives in local mode", () => {
+  it("is one store per process, and the one vectorStore() gives in local mode", async () => {
     const previous = process.env.VECTOR_STORE_BACKEND;
     delete process.env.VECTOR_STORE_BACKEND;
     try {
       expect(embeddedVectorStore()).toBe(embeddedVectorStore());
-      expect(vectorStore()).toBe(embeddedVectorStore());
+      expect((await vectorStore())).toBe(embeddedVectorStore());
       process.env.VECTOR_STORE_BACKEND = "pinecone";
-      expect(() => vectorStore()).toThrow(/must be "embedded" or "s3vectors"/);
+      await expect(vectorStore()).rejects.toThrow(/must be one of "s3vectors", "embedded", not "pinecone"/);
     } finally {
       if (previous === undefined) delete process.env.VECTOR_STORE_BACKEND;
       else process.env.VECTOR_STORE_BACKEND = previous;

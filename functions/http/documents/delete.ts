@@ -1,8 +1,8 @@
 import { httpHandler, ok } from "../../shared/http/handler.ts";
 import { loadDocumentForRequest } from "../../shared/db/documents.ts";
 import { documentPath } from "../../shared/domain/params.ts";
-import { requestDocumentDeletion } from "../../shared/workflows/deletion.ts";
 import { documentsToWire } from "../../shared/workflows/records-to-wire.ts";
+import { requestDocumentDeletion } from "../../shared/workflows/deletion/requests.ts";
 
 /** E9: 200 with the document now QUEUED_FOR_DELETE. */
 export const handler = httpHandler({ path: documentPath, tenant: true, namespace: "any" }, async ({ namespace, tenantId, path }) => {

@@ -1,8 +1,8 @@
 import { httpHandler, ok } from "../../shared/http/handler.ts";
 import { loadJobForRequest } from "../../shared/db/ingest-jobs.ts";
 import { jobPath } from "../../shared/domain/params.ts";
-import { requestJobDeletion } from "../../shared/workflows/deletion.ts";
 import { jobsToWire } from "../../shared/workflows/records-to-wire.ts";
+import { requestJobDeletion } from "../../shared/workflows/deletion/requests.ts";
 
 /** E7: 200 with the job now QUEUED_FOR_DELETE; the worker removes it and all its documents. */
 export const handler = httpHandler({ path: jobPath, tenant: true, namespace: "any" }, async ({ namespace, tenantId, path }) => {

@@ -1,7 +1,7 @@
 import { httpHandler, ok } from "../../shared/http/handler.ts";
-import { beginNamespaceDeletion } from "../../shared/workflows/deletion.ts";
 import { namespacePath } from "../../shared/domain/params.ts";
 import { namespaceToWire } from "../../shared/domain/namespace.ts";
+import { beginNamespaceDeletion } from "../../shared/workflows/deletion/requests.ts";
 
 /**
  * Marks the namespace DELETING and queues the cascade. It stays listed, with that status, until

@@ -426,3 +426,8 @@ export function embeddedVectorStore(): EmbeddedVectorStore {
   holder[SINGLETON] ??= new EmbeddedVectorStore();
   return holder[SINGLETON];
 }
+
+/** The local stack's store (vector-store/registry.ts): one per process, shared by every function in it. */
+export function createVectorStore(): VectorStore {
+  return embeddedVectorStore();
+}

@@ -1,6 +1,7 @@
 import { createHash } from "node:crypto";
 import { setTimeout as sleep } from "node:timers/promises";
 import type { PutInputVector, S3VectorsClient } from "@aws-sdk/client-s3vectors";
+import { config } from "../platform/env.ts";
 import { logger } from "../platform/logger.ts";
 import { toS3VectorsFilter } from "./s3-vectors-filter.ts";
 import { clampTopK, type VectorMatch, type VectorQueryOptions, type VectorRecord, type VectorStore } from "./types.ts";
@@ -456,4 +457,9 @@ export class S3VectorsStore implements VectorStore {
       }
     }
   }
+}
+
+/** The deployment's store (vector-store/registry.ts); it imports the S3 Vectors SDK on its first request. */
+export function createVectorStore(): VectorStore {
+  return new S3VectorsStore({ vectorBucketName: config.vectorBucketName() });
 }

@@ -58,7 +58,7 @@ export async function search(namespace: NamespaceRecord, tenantId: string | null
 
 async function semanticCandidates(namespace: NamespaceRecord, tenantId: string | null, request: SearchRequest, pool: number): Promise<Candidate[]> {
   const { vector } = await (await embedderFor(namespace.embeddingConfig)).embedQuery(request.query);
-  const matches = await vectorStore().query(partitionOf({ namespaceId: namespace.id, tenantId }, namespace), vector, {
+  const matches = await (await vectorStore()).query(partitionOf({ namespaceId: namespace.id, tenantId }, namespace), vector, {
     topK: pool,
     filter: request.filter,
   });

@@ -24,7 +24,7 @@ export async function createIngestJob(
   tenantId: string | null,
   input: CreateIngestJobInput,
 ): Promise<{ job: IngestJobRecord; payload: IngestPayload }> {
-  await assertRoomForPartition(vectorStore(), { namespaceId: namespace.id, tenantId }).catch((error: unknown) => {
+  await assertRoomForPartition((await vectorStore()), { namespaceId: namespace.id, tenantId }).catch((error: unknown) => {
     throw error instanceof PartitionCeilingError ? conflict(error.message) : error;
   });
   const payload = normalisePayload(input.payload);

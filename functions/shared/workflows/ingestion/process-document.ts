@@ -209,7 +209,7 @@ async function embedFromCheckpoint(
 ): Promise<"done" | "continue" | "stopped"> {
   const checkpoint = document.checkpoint!;
   const embedder = await embedderFor(namespace.embeddingConfig);
-  const store = vectorStore();
+  const store = (await vectorStore());
   const partition = partitionOf(document, namespace);
   const stepLimit = checkpoint.embedded + config.ingestStepMaxChunks();
   let embedded = checkpoint.embedded;

@@ -52,7 +52,7 @@ export async function afterSettled(document: DocumentRecord): Promise<void> {
   const namespace = await getNamespace(document.namespaceId);
   if (document.retiredGeneration && namespace) {
     const retired = document.retiredGeneration;
-    await vectorStore().deleteKeys(partitionOf(document, namespace), vectorKeysOf(document.id, retired.runId, retired.totalChunks));
+    await (await vectorStore()).deleteKeys(partitionOf(document, namespace), vectorKeysOf(document.id, retired.runId, retired.totalChunks));
     await deleteObjects([keywordSegmentKey(document.namespaceId, document.tenantId, document.id, retired.runId)]);
     await transition(documentTarget(document), {
       to: document.status,
@@ -92,7 +92,7 @@ export async function failDocument(documentId: string, runId: string, reason: st
   logger.warn("document failed", { documentId, reason });
   if (!settled) return finishCleanUpOfSettled(documentId, runId);
   const namespace = await getNamespace(document.namespaceId);
-  if (namespace && partial) await vectorStore().deleteKeys(partitionOf(document, namespace), vectorKeysOf(documentId, runId, partial.totalChunks));
+  if (namespace && partial) await (await vectorStore()).deleteKeys(partitionOf(document, namespace), vectorKeysOf(documentId, runId, partial.totalChunks));
   // The run may have published its files before it failed (a crash after publishing, on every try).
   await deleteObjects([chunksKey(document.namespaceId, documentId), keywordSegmentKey(document.namespaceId, document.tenantId, documentId, runId)]);
   const settledDocument = await getDocument(documentId);

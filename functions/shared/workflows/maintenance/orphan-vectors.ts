@@ -48,7 +48,7 @@ export function vectorOrphanReason(key: string, document: DocumentRecord | undef
 export async function reconcileVectors(namespaces: NamespaceRecord[], context: ReconcileContext): Promise<void> {
   for (const namespace of namespaces) {
     if (namespace.status !== "ACTIVE") continue;
-    for (const { tenantId } of await vectorStore().listPartitions(namespace.id)) {
+    for (const { tenantId } of await (await vectorStore()).listPartitions(namespace.id)) {
       if (outOfTime(context)) return;
       await reconcilePartition(partitionOf({ namespaceId: namespace.id, tenantId }, namespace), context);
     }
@@ -57,7 +57,7 @@ export async function reconcileVectors(namespaces: NamespaceRecord[], context: R
 }
 
 async function reconcilePartition(partition: VectorPartition, context: ReconcileContext): Promise<void> {
-  const store = vectorStore();
+  const store = (await vectorStore());
   const counts = context.report.vectors;
   counts.partitions += 1;
   for await (const keys of store.listKeys(partition)) {
@@ -78,7 +78,7 @@ async function reconcilePartition(partition: VectorPartition, context: Reconcile
 }
 
 async function dropPartitionsOfDeletedNamespaces(known: Set<string>, context: ReconcileContext): Promise<void> {
-  const store = vectorStore();
+  const store = (await vectorStore());
   if (!store.listAllPartitions) return;
   for (const partition of await store.listAllPartitions()) {
     // Read again: a namespace created after the scan is not in `known` but very much alive.

@@ -5,7 +5,7 @@ import type { DocumentRecord } from "../../domain/document.ts";
 import type { IngestJobRecord } from "../../domain/ingest-job.ts";
 import type { NamespaceRecord } from "../../domain/namespace.ts";
 import { DELETION_STATUSES, FINAL_STATUSES, QUEUED_STATUSES } from "../../domain/statuses.ts";
-import { failDeletion } from "../deletion.ts";
+import { failDeletion } from "../deletion/cascades.ts";
 import { logger } from "../../platform/logger.ts";
 import { enqueue } from "../../queue/send.ts";
 import { ageMs, outOfTime, type ReconcileContext } from "./context.ts";

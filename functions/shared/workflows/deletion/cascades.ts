@@ -1,91 +1,27 @@
 import { setTimeout as sleep } from "node:timers/promises";
-import { conflict } from "../domain/errors.ts";
-import { faultPoint } from "../platform/fault-points.ts";
-import { deleteDocumentItem, documentTarget, getDocument, removeDocumentRecord, removeUploadReference, uploadIsReferenced } from "../db/documents.ts";
-import { getHosting, removeHosting } from "../db/hosting.ts";
-import { getIngestJob, jobTarget } from "../db/ingest-jobs.ts";
-import { removeJobWithPayload } from "./ingestion/stored-payloads.ts";
-import { listPartition } from "../db/keys.ts";
-import { getNamespace, markNamespaceDeleting, removeNamespaceRecord, restoreNamespaceActive } from "../db/namespaces.ts";
-import { queryPages } from "../db/query.ts";
-import { transition } from "../db/transitions.ts";
-import type { DocumentRecord, VectorGeneration } from "../domain/document.ts";
-import type { IngestJobRecord } from "../domain/ingest-job.ts";
-import type { NamespaceRecord } from "../domain/namespace.ts";
-import { DELETION_STATUSES, STATUSES, type Status } from "../domain/statuses.ts";
-import { enqueue } from "../queue/send.ts";
-import { deleteObjects, deletePrefix } from "../storage/objects.ts";
-import { documentPrefix, keywordDocumentPrefix, namespacePrefix } from "../storage/object-keys.ts";
-import { vectorStore } from "../vector-store/index.ts";
-import { vectorKeysOf } from "../domain/chunks.ts";
-import type { StepBudget, StepResult } from "./step-budget.ts";
-import { partitionOf } from "../domain/partitions.ts";
-import { finishJobIfDone } from "./ingestion/settlement.ts";
-
-const DELETABLE: readonly Status[] = STATUSES.filter((status) => !DELETION_STATUSES.includes(status));
+import { faultPoint } from "../../platform/fault-points.ts";
+import { deleteDocumentItem, documentTarget, getDocument, removeDocumentRecord, removeUploadReference, uploadIsReferenced } from "../../db/documents.ts";
+import { getHosting, removeHosting } from "../../db/hosting.ts";
+import { getIngestJob, jobTarget } from "../../db/ingest-jobs.ts";
+import { removeJobWithPayload } from "../ingestion/stored-payloads.ts";
+import { listPartition } from "../../db/keys.ts";
+import { getNamespace, removeNamespaceRecord } from "../../db/namespaces.ts";
+import { queryPages } from "../../db/query.ts";
+import { transition } from "../../db/transitions.ts";
+import type { DocumentRecord, VectorGeneration } from "../../domain/document.ts";
+import type { IngestJobRecord } from "../../domain/ingest-job.ts";
+import type { NamespaceRecord } from "../../domain/namespace.ts";
+import { DELETION_STATUSES } from "../../domain/statuses.ts";
+import { deleteObjects, deletePrefix } from "../../storage/objects.ts";
+import { documentPrefix, keywordDocumentPrefix, namespacePrefix } from "../../storage/object-keys.ts";
+import { vectorStore } from "../../vector-store/index.ts";
+import { vectorKeysOf } from "../../domain/chunks.ts";
+import type { StepBudget, StepResult } from "../step-budget.ts";
+import { partitionOf } from "../../domain/partitions.ts";
+import { finishJobIfDone } from "../ingestion/settlement.ts";
 
 /** Leave this much of an invocation for the follow-up message and the last step's writes. */
 const SAFETY_MARGIN_MS = 30_000;
-
-/** E7. The job's run id is part of the condition, so a concurrent re-ingestion and this deletion cannot both win. */
-export async function requestJobDeletion(job: IngestJobRecord): Promise<IngestJobRecord> {
-  if (DELETION_STATUSES.includes(job.status)) throw conflict(`Ingest job ${job.id} is already being deleted.`);
-  await faultPoint("request:job-read");
-  const queued = await transition<IngestJobRecord>(jobTarget(job), {
-    to: "QUEUED_FOR_DELETE",
-    from: DELETABLE,
-    runId: job.runId,
-    copy: { statusBeforeDelete: "status" },
-  });
-  if (!queued) throw conflict(`Ingest job ${job.id} changed while it was being deleted (re-ingested or deleted meanwhile); retry.`);
-  await queueOrUndo({ kind: "job", jobId: job.id }, () =>
-    transition(jobTarget(job), { to: queued.statusBeforeDelete ?? "FAILED", from: ["QUEUED_FOR_DELETE"], runId: job.runId }),
-  );
-  return queued;
-}
-
-/** E9. */
-export async function requestDocumentDeletion(document: DocumentRecord): Promise<DocumentRecord> {
-  if (DELETION_STATUSES.includes(document.status)) throw conflict(`Document ${document.id} is already being deleted.`);
-  // While the job step prepares this run's documents, a retried step would create the document
-  // again, or count it in the run's total after the deletion took it out. The run id in the
-  // condition below keeps a re-ingestion from starting such a step in between.
-  const job = await getIngestJob(document.ingestJobId);
-  if (job && job.runId === document.runId && job.status === "PRE_PROCESSING") {
-    throw conflict(`The ingest job of document ${document.id} is still preparing its documents; retry in a moment.`);
-  }
-  const queued = await transition<DocumentRecord>(documentTarget(document), {
-    to: "QUEUED_FOR_DELETE",
-    from: DELETABLE,
-    runId: document.runId,
-    copy: { statusBeforeDelete: "status" },
-  });
-  if (!queued) throw conflict(`Document ${document.id} changed while it was being deleted (re-ingested or deleted meanwhile); retry.`);
-  await queueOrUndo({ kind: "document", documentId: document.id }, () =>
-    transition(documentTarget(document), { to: queued.statusBeforeDelete ?? "FAILED", from: ["QUEUED_FOR_DELETE"] }),
-  );
-  return queued;
-}
-
-/** Namespace delete: DELETING at once (no new work can enter), the cascade queued. */
-export async function beginNamespaceDeletion(namespace: NamespaceRecord): Promise<NamespaceRecord> {
-  const deleting = await markNamespaceDeleting(namespace);
-  await queueOrUndo({ kind: "namespace", namespaceId: namespace.id }, () => restoreNamespaceActive(namespace.id));
-  return deleting;
-}
-
-/**
- * Requests flip the status first and queue the work second. If the queue refuses, the flip is
- * undone, so no record ever waits for a message that was never sent.
- */
-async function queueOrUndo(message: Parameters<typeof enqueue<"delete">>[1], undo: () => Promise<unknown>): Promise<void> {
-  try {
-    await enqueue("delete", message);
-  } catch (error) {
-    await undo();
-    throw error;
-  }
-}
 
 /*
  * The delete worker's steps are idempotent and records go last: a crash at any point leaves the
@@ -104,7 +40,7 @@ async function purgeDocumentData(document: DocumentRecord, namespace: NamespaceR
   if (namespace) {
     const partition = partitionOf(document, namespace);
     for (const generation of generations) {
-      await vectorStore().deleteKeys(partition, vectorKeysOf(document.id, generation.runId, generation.totalChunks));
+      await (await vectorStore()).deleteKeys(partition, vectorKeysOf(document.id, generation.runId, generation.totalChunks));
     }
   }
   await deletePrefix(documentPrefix(document.namespaceId, document.id));
@@ -199,7 +135,7 @@ export async function deleteNamespaceCascade(namespaceId: string, budget: StepBu
   }
   await faultPoint("delete:namespace-records-removed");
   await deletePrefix(namespacePrefix(namespaceId));
-  const store = vectorStore();
+  const store = (await vectorStore());
   for (const { tenantId } of await store.listPartitions(namespaceId)) {
     await store.dropPartition({ namespaceId, tenantId, dimension: partitionOf({ namespaceId, tenantId }, namespace).dimension });
   }
