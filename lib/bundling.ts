@@ -29,19 +29,13 @@ export const ESBUILD_ALIAS: Record<string, string> = {
 };
 
 /**
- * SDK clients left out of the bundles and taken from the AWS SDK that the Lambda Node.js runtime
- * ships. Only the S3 Vectors backend and the BEDROCK embedding provider use them (search, the ingest
- * and delete workers, the reconciler), and their code imports them with `await import(...)` on first
- * use (loadS3VectorsSdk, loadBedrockSdk), never at cold start.
- * Measured (bench/bundles.ts): left out, search is 484 KB and imports in 70 ms; bundled with static
- * imports it is 579 KB and 81 ms (the ingest worker 639 against 733 KB); bundled behind the dynamic
- * import it would be 30 KB larger still, as esbuild must then keep every export of the client.
- * The price: the first vector or embedding call of a container loads the runtime's copy of the
- * client, about 75 ms for S3 Vectors and 45 ms more for Bedrock (from node_modules on this
- * machine), and these two clients run the runtime's SDK version rather than the one the tests pin.
- * Tests and local mode run from source and load the pinned copies from node_modules.
+ * Every dependency is bundled, the S3 Vectors and Bedrock Runtime clients included. They used to
+ * be taken from the AWS SDK the Lambda runtime ships, which saved about 100 KB per function that
+ * uses them; but the runtime's version is not documented per client, so the deployed code path ran a
+ * client no test had loaded. Bundled, functions run the versions package-lock.json pins and the
+ * tests load. They stay behind `await import(...)` (loadS3VectorsSdk, loadBedrockSdk), so they are
+ * evaluated on first use rather than at cold start. Measured in bench/bundles.ts.
  */
-export const RUNTIME_SDK_MODULES: string[] = ["@aws-sdk/client-s3vectors", "@aws-sdk/client-bedrock-runtime"];
 
 export const ESBUILD_OPTIONS = {
   bundle: true,
@@ -57,7 +51,7 @@ export const ESBUILD_OPTIONS = {
   sourcesContent: false,
   banner: { js: ESM_REQUIRE_BANNER },
   // The SDK is bundled rather than taken from the runtime: it pins the version we test against and
-  // a bundled, minified ESM SDK imports faster than the runtime's copy. Except RUNTIME_SDK_MODULES.
-  external: RUNTIME_SDK_MODULES,
+  // a bundled, minified ESM SDK imports faster than the runtime's copy.
+  external: [] as string[],
   alias: ESBUILD_ALIAS,
 } satisfies BuildOptions;

@@ -1,6 +1,6 @@
 import { BedrockRuntimeClient, InvokeModelCommand } from "@aws-sdk/client-bedrock-runtime";
 import { describe, expect, it, vi } from "vitest";
-import { bedrockEmbedder } from "../../functions/shared/embedding/bedrock.ts";
+import { bedrockEmbedder } from "../../functions/shared/embedding/providers/bedrock.ts";
 import { embedderFor } from "../../functions/shared/embedding/index.ts";
 import { EmbeddingError } from "../../functions/shared/embedding/types.ts";
 

@@ -1,6 +1,6 @@
 import { BedrockRuntimeClient } from "@aws-sdk/client-bedrock-runtime";
 import { describe, expect, it } from "vitest";
-import { bedrockEmbedder } from "../../functions/shared/embedding/bedrock.ts";
+import { bedrockEmbedder } from "../../functions/shared/embedding/providers/bedrock.ts";
 import { EmbeddingError } from "../../functions/shared/embedding/types.ts";
 
 /**

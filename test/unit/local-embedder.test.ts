@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { embedAll, embedderFor } from "../../functions/shared/embedding/index.ts";
-import { embedLocal, LOCAL_DIMENSION, LocalHashEmbedder } from "../../functions/shared/embedding/local-hash.ts";
+import { embedLocal, LOCAL_DIMENSION, LocalHashEmbedder } from "../../functions/shared/embedding/providers/local-hash.ts";
 import { stem, tokenize } from "../../functions/shared/text/analyser.ts";
 
 function cosine(a: Float32Array, b: Float32Array): number {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { embedLocal } from "../../functions/shared/embedding/local-hash.ts";
+import { embedLocal } from "../../functions/shared/embedding/providers/local-hash.ts";
 import { chunkText } from "../../functions/shared/text/chunker.ts";
 import { EmbeddedVectorStore } from "../../functions/shared/vector-store/embedded.ts";
 import { isZeroVector, metadataViolation, S3_VECTORS_LIMITS } from "../../functions/shared/vector-store/limits.ts";

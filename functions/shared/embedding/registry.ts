@@ -4,7 +4,7 @@ import type { Embedder } from "./types.ts";
 /**
  * The embedding providers, by the id a namespace's `embeddingConfig.provider` names: the models each
  * accepts with their vector dimension (the first is the default), the settings a namespace gives it
- * beyond `model`, and the module that embeds, loaded on first use. Everything else is derived from
+ * beyond `model`, and the module under providers/ that embeds, loaded on first use. Everything else is derived from
  * this table: the namespace schema's provider union, dimension lookups, the factory. Adding a
  * provider is one module under embedding/providers/ exporting `createEmbedder`, and one row here.
  *
@@ -16,7 +16,7 @@ export interface EmbedderOptions {
   /** HTTP providers: base URL and retry settings (tests point them at a local server). */
   http?: import("./http-embedder.ts").HttpEmbedderOptions;
   /** Bedrock: an injected client, concurrency. */
-  bedrock?: import("./bedrock.ts").BedrockEmbedderOptions;
+  bedrock?: import("./providers/bedrock.ts").BedrockEmbedderOptions;
 }
 
 /** What a provider module exports. */
@@ -24,12 +24,6 @@ export interface EmbeddingProviderModule {
   // Each module takes its own config shape (EmbeddingConfigOf<its id>); the factory passes the row's.
   createEmbedder(config: never, options?: EmbedderOptions): Embedder;
 }
-
-/**
- * Typed as the module interface rather than inferred from the import, so the table's type does not
- * depend on the modules (which import the table's types back).
- */
-const lazy = (load: () => Promise<unknown>) => load as () => Promise<EmbeddingProviderModule>;
 
 export interface EmbeddingProviderRow {
   readonly label: string;
@@ -40,7 +34,12 @@ export interface EmbeddingProviderRow {
    * account, which needs aws-marketplace permissions scoped to these product ids (the stack grants them).
    */
   readonly marketplaceProductIds?: Readonly<Record<string, string>>;
-  readonly load: () => Promise<EmbeddingProviderModule>;
+  /**
+   * The provider's module, `embedding/providers/<module>.ts`, loaded by embedderFor on first use.
+   * Named rather than imported here: the domain reads this table for schemas and dimensions, and
+   * every function that validates a namespace would otherwise bundle every provider.
+   */
+  readonly module: string;
 }
 
 export const EMBEDDING_PROVIDERS = {
@@ -48,7 +47,7 @@ export const EMBEDDING_PROVIDERS = {
     label: "local feature hashing (offline)",
     models: { "local-hash-384": 384 },
     settings: {},
-    load: lazy(() => import("./local-hash.ts")),
+    module: "local-hash",
   },
   BEDROCK: {
     label: "Amazon Bedrock",
@@ -59,13 +58,13 @@ export const EMBEDDING_PROVIDERS = {
       "cohere.embed-english-v3": "b7568428-a1ab-46d8-bab3-37def50f6f6a",
       "cohere.embed-multilingual-v3": "38e55671-c3fe-4a44-9783-3584906e7cad",
     },
-    load: lazy(() => import("./bedrock.ts")),
+    module: "bedrock",
   },
   OPENAI: {
     label: "OpenAI",
     models: { "text-embedding-3-small": 1536, "text-embedding-3-large": 3072 },
     settings: { apiKey },
-    load: lazy(() => import("./providers/openai.ts")),
+    module: "openai",
   },
   AZURE_OPENAI: {
     label: "Azure OpenAI",
@@ -76,7 +75,7 @@ export const EMBEDDING_PROVIDERS = {
       deployment: z.string().check(z.trim(), z.minLength(1), z.maxLength(128)),
       apiVersion: z._default(z.string().check(z.trim(), z.minLength(1), z.maxLength(32)), "2024-10-21"),
     },
-    load: lazy(() => import("./providers/azure-openai.ts")),
+    module: "azure-openai",
   },
   VOYAGE: {
     label: "Voyage AI",
@@ -89,13 +88,13 @@ export const EMBEDDING_PROVIDERS = {
       "voyage-law-2": 1024,
     },
     settings: { apiKey },
-    load: lazy(() => import("./providers/voyage.ts")),
+    module: "voyage",
   },
   GOOGLE: {
     label: "Google AI",
     models: { "text-embedding-004": 768 },
     settings: { apiKey },
-    load: lazy(() => import("./providers/google.ts")),
+    module: "google",
   },
 } as const satisfies Record<string, EmbeddingProviderRow>;
 

@@ -1,6 +1,6 @@
 import { setImmediate as yieldToEventLoop } from "node:timers/promises";
-import type { Embedder } from "./types.ts";
-import { STOP_WORDS, stem, tokenize } from "../text/analyser.ts";
+import type { Embedder } from "../types.ts";
+import { STOP_WORDS, stem, tokenize } from "../../text/analyser.ts";
 
 /**
  * The offline `LOCAL` embedder (`local-hash-384`): feature hashing of stemmed words and adjacent word

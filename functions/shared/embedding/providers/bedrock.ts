@@ -1,6 +1,6 @@
 import type { BedrockRuntimeClient } from "@aws-sdk/client-bedrock-runtime";
-import { type EmbedderOptions, type EmbeddingConfigOf, embeddingDimension } from "./registry.ts";
-import { EmbeddingError, type Embedder, estimateTokens, normalizeInPlace } from "./types.ts";
+import { type EmbedderOptions, type EmbeddingConfigOf, embeddingDimension } from "../registry.ts";
+import { EmbeddingError, type Embedder, estimateTokens, normalizeInPlace } from "../types.ts";
 
 /**
  * The deployed default provider: Bedrock models reached with the function's IAM role, no key.
