@@ -32,7 +32,6 @@ export const FOLDER_LAYER: Record<string, Layer> = {
   "vector-store": "ports",
   embedding: "ports",
   extraction: "ports",
-  ingest: "ports",
   fetch: "ports",
   "keyword-index": "ports",
   reranking: "ports",
@@ -58,7 +57,7 @@ export const SDK_OWNERS: Record<string, string[]> = {
 const IO_MODULES = ["node:fs", "node:fs/promises", "node:http", "node:https", "node:net", "node:dns", "node:dns/promises", "node:child_process"];
 
 /** Data-only modules of other layers that core may read (their loaders are lazy `import()`s). */
-export const CORE_MAY_READ = ["functions/shared/ingest/file-types.ts", "functions/shared/extraction/registry.ts", "functions/shared/embedding/registry.ts"];
+export const CORE_MAY_READ = ["functions/shared/extraction/file-types.ts", "functions/shared/extraction/registry.ts", "functions/shared/embedding/registry.ts"];
 
 const OUTSIDE_FUNCTIONS = ["lib/", "local/", "scripts/", "bench/", "test/"];
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { describeSupportedTypes, fileExtension, normalizeMimeType, resolveFileType, SUPPORTED_FILE_TYPES } from "../../functions/shared/ingest/file-types.ts";
+import { describeSupportedTypes, fileExtension, normalizeMimeType, resolveFileType, SUPPORTED_FILE_TYPES } from "../../functions/shared/extraction/file-types.ts";
 import { MAX_UPLOAD_BYTES_DEFAULT } from "../../functions/shared/platform/env.ts";
 
 const formatOf = (fileName: string | undefined, contentType: string | undefined) =>

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { type FileFormat, fileTypeOf } from "../../functions/shared/ingest/file-types.ts";
-import { DocumentParseError, parseDocument, parseText } from "../../functions/shared/ingest/parsers.ts";
+import { type FileFormat, fileTypeOf } from "../../functions/shared/extraction/file-types.ts";
+import { DocumentParseError, parseDocument, parseText } from "../../functions/shared/extraction/text-formats.ts";
 
 const utf8 = (text: string) => new TextEncoder().encode(text);
 const parse = (format: FileFormat, input: string | Uint8Array) =>

@@ -1,7 +1,7 @@
 import * as z from "../platform/zod.ts";
 import { unprocessable } from "./errors.ts";
 import { config } from "../platform/env.ts";
-import { describeSupportedTypes, resolveFileType } from "../ingest/file-types.ts";
+import { describeSupportedTypes, resolveFileType } from "../extraction/file-types.ts";
 
 const MEDIA_TYPE = /^[A-Za-z0-9][A-Za-z0-9!#$&^_.+-]*\/[A-Za-z0-9][A-Za-z0-9!#$&^_.+-]*(\s*;.*)?$/;
 

@@ -1,4 +1,4 @@
-import { DocumentParseError } from "../ingest/parsers.ts";
+import { DocumentParseError } from "./text-formats.ts";
 import type { ExtractionLimits } from "./types.ts";
 
 /**

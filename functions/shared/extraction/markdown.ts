@@ -1,5 +1,5 @@
-import { fileTypeOf } from "../ingest/file-types.ts";
-import { parseDocument } from "../ingest/parsers.ts";
+import { fileTypeOf } from "./file-types.ts";
+import { parseDocument } from "./text-formats.ts";
 
 /**
  * The Markdown side shared by the formats. HTML goes through the service's own HTML converter

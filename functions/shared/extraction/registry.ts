@@ -1,10 +1,11 @@
 import type { FormatExtractor } from "./types.ts";
 
 /**
- * The document formats the extraction layer reads, by format id: how they are named to people,
- * the MIME types and extensions that mean them, and the module that reads them. Modules load on
- * first use, so importing this table costs nothing and HTTP functions that only need the names
- * never load a parser library. Adding a format is one module under formats/ and one row here.
+ * Every file format the service knows, by format id: how it is named to people, the MIME types and
+ * extensions that mean it, whether ingestion accepts it, and the module that reads it. Modules load
+ * on first use, so importing this table costs nothing and HTTP functions that only need the names
+ * never load a parser library. Adding a format is one module under formats/ and one row here;
+ * uploads, the worker, 422 messages and the README's list follow (extraction/file-types.ts).
  */
 
 export interface DocumentFormat {
@@ -16,28 +17,91 @@ export interface DocumentFormat {
   readonly extensions: readonly string[];
   /** PDF and TIFF: the worker can split them into page ranges. */
   readonly paged?: boolean;
-  readonly load: () => Promise<{ extractor: FormatExtractor }>;
+  /**
+   * Accepted for upload and ingested by the worker. The document formats (PDF, Office, e-mail,
+   * images) are read by their modules and tested, but join ingestion with issue 10, once the worker
+   * ships the OCR runtime and works through long PDFs a page range per step.
+   */
+  readonly ingested: boolean;
+  /**
+   * The module under formats/ that reads the format (it exports `extractor`), loaded on first use.
+   * Named rather than imported here: the upload endpoints read this table for names and types, and
+   * would otherwise bundle every parser library.
+   */
+  readonly module: string;
 }
 
 export const DOCUMENT_FORMATS = {
+  text: {
+    label: "plain text",
+    mimeTypes: ["text/plain"],
+    extensions: [".txt", ".text", ".log"],
+    ingested: true,
+    module: "text",
+  },
+  markdown: {
+    label: "Markdown",
+    mimeTypes: ["text/markdown", "text/x-markdown", "application/markdown", "application/x-markdown", "text/x-web-markdown"],
+    extensions: [".md", ".markdown"],
+    ingested: true,
+    module: "markdown",
+  },
+  html: {
+    label: "HTML",
+    mimeTypes: ["text/html", "application/xhtml+xml"],
+    extensions: [".html", ".htm", ".xhtml"],
+    ingested: true,
+    module: "html",
+  },
+  json: {
+    label: "JSON",
+    mimeTypes: ["application/json", "text/json", "application/x-json"],
+    extensions: [".json"],
+    ingested: true,
+    module: "json",
+  },
+  jsonl: {
+    label: "JSON Lines",
+    mimeTypes: ["application/jsonl", "application/x-ndjson", "application/jsonlines", "application/x-jsonlines", "application/ndjson"],
+    extensions: [".jsonl", ".ndjson"],
+    ingested: true,
+    module: "jsonl",
+  },
+  csv: {
+    label: "CSV",
+    mimeTypes: ["text/csv", "application/csv", "text/x-csv", "application/x-csv", "text/comma-separated-values"],
+    extensions: [".csv"],
+    ingested: true,
+    module: "csv",
+  },
+  tsv: {
+    label: "TSV",
+    mimeTypes: ["text/tab-separated-values", "text/tsv"],
+    extensions: [".tsv"],
+    ingested: true,
+    module: "tsv",
+  },
   pdf: {
     label: "PDF",
     mimeTypes: ["application/pdf", "application/x-pdf"],
     extensions: [".pdf"],
     paged: true,
-    load: () => import("./formats/pdf.ts"),
+    ingested: false,
+    module: "pdf",
   },
   docx: {
     label: "Word document",
     mimeTypes: ["application/vnd.openxmlformats-officedocument.wordprocessingml.document", "application/vnd.ms-word.document.macroenabled.12"],
     extensions: [".docx", ".docm"],
-    load: () => import("./formats/docx.ts"),
+    ingested: false,
+    module: "docx",
   },
   pptx: {
     label: "PowerPoint presentation",
     mimeTypes: ["application/vnd.openxmlformats-officedocument.presentationml.presentation", "application/vnd.ms-powerpoint.presentation.macroenabled.12"],
     extensions: [".pptx", ".pptm"],
-    load: () => import("./formats/pptx.ts"),
+    ingested: false,
+    module: "pptx",
   },
   spreadsheet: {
     label: "spreadsheet",
@@ -48,37 +112,43 @@ export const DOCUMENT_FORMATS = {
       "application/vnd.oasis.opendocument.spreadsheet",
     ],
     extensions: [".xlsx", ".xlsm", ".xls", ".ods"],
-    load: () => import("./formats/spreadsheet.ts"),
+    ingested: false,
+    module: "spreadsheet",
   },
   odt: {
     label: "OpenDocument text",
     mimeTypes: ["application/vnd.oasis.opendocument.text"],
     extensions: [".odt"],
-    load: () => import("./formats/odt.ts"),
+    ingested: false,
+    module: "odt",
   },
   epub: {
     label: "EPUB",
     mimeTypes: ["application/epub+zip"],
     extensions: [".epub"],
-    load: () => import("./formats/epub.ts"),
+    ingested: false,
+    module: "epub",
   },
   rtf: {
     label: "Rich Text Format",
     mimeTypes: ["application/rtf", "text/rtf", "application/x-rtf", "text/richtext"],
     extensions: [".rtf"],
-    load: () => import("./formats/rtf.ts"),
+    ingested: false,
+    module: "rtf",
   },
   email: {
     label: "e-mail message",
     mimeTypes: ["message/rfc822", "application/eml"],
     extensions: [".eml"],
-    load: () => import("./formats/email.ts"),
+    ingested: false,
+    module: "email",
   },
   image: {
     label: "image (OCR)",
     mimeTypes: ["image/png", "image/jpeg", "image/tiff", "image/webp", "image/jpg", "image/pjpeg", "image/x-png", "image/tif"],
     extensions: [".png", ".jpg", ".jpeg", ".jpe", ".tif", ".tiff", ".webp"],
-    load: () => import("./formats/image.ts"),
+    ingested: false,
+    module: "image",
   },
 } as const satisfies Record<string, DocumentFormat>;
 
@@ -90,5 +160,7 @@ export function documentFormat(id: DocumentFormatId): DocumentFormat {
 
 /** The extractor of a format, loaded on first use. */
 export async function loadExtractor(id: DocumentFormatId): Promise<FormatExtractor> {
-  return (await DOCUMENT_FORMATS[id].load()).extractor;
+  // One template, so the bundler includes every formats/*.ts in the functions that extract, and only there.
+  const module = (await import(`./formats/${DOCUMENT_FORMATS[id].module}.ts`)) as { extractor: FormatExtractor };
+  return module.extractor;
 }

@@ -1,5 +1,5 @@
-import { resolveFileType } from "../../ingest/file-types.ts";
-import { parseDocument } from "../../ingest/parsers.ts";
+import { resolveFileType } from "../file-types.ts";
+import { parseDocument } from "../text-formats.ts";
 import { DocumentParseError } from "../limits.ts";
 import { htmlToMarkdown, joinBlocks } from "../markdown.ts";
 import type { ExtractedDocument, ExtractionOptions, FormatExtractor } from "../types.ts";

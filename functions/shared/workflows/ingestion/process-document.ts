@@ -13,8 +13,10 @@ import type { NamespaceRecord } from "../../domain/namespace.ts";
 import { DELETION_STATUSES, FINAL_STATUSES, QUEUED_STATUSES } from "../../domain/statuses.ts";
 import { embedderFor, isEmbeddingError } from "../../embedding/index.ts";
 import { chunkText } from "../../text/chunker.ts";
-import { resolveFileType } from "../../ingest/file-types.ts";
-import { DocumentParseError, parseDocument, parseText, type ParsedDocument } from "../../ingest/parsers.ts";
+import { resolveFileType } from "../../extraction/file-types.ts";
+import { DocumentParseError, parseText, type ParsedDocument } from "../../extraction/text-formats.ts";
+import { extractionLimits } from "../../extraction/limits.ts";
+import { loadExtractor } from "../../extraction/registry.ts";
 import { enqueue } from "../../queue/send.ts";
 import { deleteObjects, getObjectBytes, getObjectText, headObject, putObject } from "../../storage/objects.ts";
 import { chunksKey, stagingChunksKey } from "../../storage/object-keys.ts";
@@ -194,7 +196,10 @@ async function readSource(document: DocumentRecord): Promise<{ parsed: ParsedDoc
   }
   const type = resolveFileType({ fileName, contentType: declaredType ?? "" });
   if (!type) throw new PermanentFailure(`unsupported file type ${declaredType ?? "(none)"} for ${fileName}`);
-  return { parsed: parseDocument(bytes, type), properties: { fileSize: bytes.byteLength, mimeType: type.mimeType } };
+  // The format's module from the registry reads it (extraction/registry.ts).
+  const extracted = await (await loadExtractor(type.format)).extract(bytes, { limits: extractionLimits() });
+  const parsed: ParsedDocument = { text: extracted.text, format: type.format, ...(extracted.pageOffsets ? { pageOffsets: extracted.pageOffsets } : {}) };
+  return { parsed, properties: { fileSize: bytes.byteLength, mimeType: type.mimeType } };
 }
 
 /**

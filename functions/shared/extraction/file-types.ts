@@ -1,9 +1,11 @@
+import { DOCUMENT_FORMATS, type DocumentFormat, type DocumentFormatId } from "./registry.ts";
+
 /**
- * The formats an upload may have. Everything that decides whether a file is accepted (the upload
- * endpoint, the worker, the README, 422 messages) reads this table, so adding a format here and a
- * converter in parsers.ts is the whole change.
+ * The formats an upload may have, from the format registry. Everything that decides whether a file
+ * is accepted (the upload endpoint, the worker, the README, 422 messages) reads this.
  */
 
+/** The formats ingestion accepts: the registry rows marked `ingested`. */
 export type FileFormat = "text" | "markdown" | "html" | "json" | "jsonl" | "csv" | "tsv";
 
 export interface FileType {
@@ -18,58 +20,15 @@ export interface FileType {
   readonly extensions: readonly string[];
 }
 
-
-export const SUPPORTED_FILE_TYPES: readonly FileType[] = [
-  {
-    format: "text",
-    label: "plain text",
-    mimeType: "text/plain",
-    mimeAliases: [],
-    extensions: [".txt", ".text", ".log"],
-  },
-  {
-    format: "markdown",
-    label: "Markdown",
-    mimeType: "text/markdown",
-    mimeAliases: ["text/x-markdown", "application/markdown", "application/x-markdown", "text/x-web-markdown"],
-    extensions: [".md", ".markdown"],
-  },
-  {
-    format: "html",
-    label: "HTML",
-    mimeType: "text/html",
-    mimeAliases: ["application/xhtml+xml"],
-    extensions: [".html", ".htm", ".xhtml"],
-  },
-  {
-    format: "json",
-    label: "JSON",
-    mimeType: "application/json",
-    mimeAliases: ["text/json", "application/x-json"],
-    extensions: [".json"],
-  },
-  {
-    format: "jsonl",
-    label: "JSON Lines",
-    mimeType: "application/jsonl",
-    mimeAliases: ["application/x-ndjson", "application/jsonlines", "application/x-jsonlines", "application/ndjson"],
-    extensions: [".jsonl", ".ndjson"],
-  },
-  {
-    format: "csv",
-    label: "CSV",
-    mimeType: "text/csv",
-    mimeAliases: ["application/csv", "text/x-csv", "application/x-csv", "text/comma-separated-values"],
-    extensions: [".csv"],
-  },
-  {
-    format: "tsv",
-    label: "TSV",
-    mimeType: "text/tab-separated-values",
-    mimeAliases: ["text/tsv"],
-    extensions: [".tsv"],
-  },
-];
+export const SUPPORTED_FILE_TYPES: readonly FileType[] = (Object.entries(DOCUMENT_FORMATS) as [DocumentFormatId, DocumentFormat][])
+  .filter(([, row]) => row.ingested)
+  .map(([format, row]) => ({
+    format: format as FileFormat,
+    label: row.label,
+    mimeType: row.mimeTypes[0]!,
+    mimeAliases: row.mimeTypes.slice(1),
+    extensions: row.extensions,
+  }));
 
 const byFormat = new Map(SUPPORTED_FILE_TYPES.map((type) => [type.format, type]));
 const byMime = new Map<string, FileType>();

@@ -1,6 +1,7 @@
 import { parse as parseCsv } from "csv-parse/sync";
 import { Parser } from "htmlparser2";
-import type { FileFormat, FileType } from "./file-types.ts";
+import { type FileFormat, type FileType, fileTypeOf } from "./file-types.ts";
+import type { FormatExtractor } from "./types.ts";
 
 /**
  * Turns uploaded bytes into the text the chunker splits. Every converter keeps the source's own
@@ -37,6 +38,14 @@ export function parseDocument(bytes: Uint8Array, type: FileType): ParsedDocument
     }
     throw error;
   }
+}
+
+/** The extractor of one text format (formats/<format>.ts exports it). */
+export function textExtractor(format: FileFormat): FormatExtractor {
+  const type = fileTypeOf(format);
+  return {
+    extract: async (bytes) => ({ text: parseDocument(bytes, type).text, notes: [] }),
+  };
 }
 
 /** TEXT payloads arrive as a string: kept as written, read as Markdown (plain text is valid Markdown). */

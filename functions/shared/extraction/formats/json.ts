@@ -1,0 +1,3 @@
+import { textExtractor } from "../text-formats.ts";
+
+export const extractor = textExtractor("json");
