@@ -79,7 +79,7 @@ async function child(format: Case["format"], tool: Tool, file: string): Promise<
   const loadStart = performance.now();
   let run: () => Promise<string>;
   if (tool === "ours") {
-    const { loadExtractor } = await import("../functions/shared/extraction/registry.ts");
+    const { loadExtractor } = await import("../functions/shared/extraction/index.ts");
     const { extractionLimits } = await import("../functions/shared/extraction/limits.ts");
     const extractor = await loadExtractor(format);
     run = async () => (await extractor.extract(bytes, { limits: extractionLimits() })).text;

@@ -4,7 +4,8 @@
  * the registry (what its cold import measures); run as `node index.mjs <format> <file> [options
  * JSON]` it extracts the file and prints the result as JSON.
  */
-import { DOCUMENT_FORMATS, loadExtractor, type DocumentFormatId } from "../functions/shared/extraction/registry.ts";
+import { DOCUMENT_FORMATS, type DocumentFormatId } from "../functions/shared/extraction/registry.ts";
+import { loadExtractor } from "../functions/shared/extraction/index.ts";
 
 export const formatIds = Object.keys(DOCUMENT_FORMATS);
 

@@ -1,10 +1,11 @@
 import { strToU8, unzipSync, zipSync } from "fflate";
 import { describe, expect, it } from "vitest";
 import { DocumentParseError, extractionLimits } from "../../functions/shared/extraction/limits.ts";
-import { DOCUMENT_FORMATS, loadExtractor, type DocumentFormatId } from "../../functions/shared/extraction/registry.ts";
+import { DOCUMENT_FORMATS, type DocumentFormatId } from "../../functions/shared/extraction/registry.ts";
 import type { ExtractedDocument, ExtractionOptions } from "../../functions/shared/extraction/types.ts";
 import { SUPPORTED_FILE_TYPES } from "../../functions/shared/extraction/file-types.ts";
 import { docxFile, emlFile, epubFile, odtFile, pptxFile, rtfFile, xlsxFile } from "../fixtures/documents.ts";
+import { loadExtractor } from "../../functions/shared/extraction/index.ts";
 
 const options = (extra: Partial<ExtractionOptions> = {}): ExtractionOptions => ({ limits: extractionLimits(), ...extra });
 const extract = async (id: DocumentFormatId, bytes: Uint8Array, extra: Partial<ExtractionOptions> = {}): Promise<ExtractedDocument> =>

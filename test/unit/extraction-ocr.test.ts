@@ -1,9 +1,10 @@
 import { afterAll, describe, expect, it } from "vitest";
 import { DocumentParseError, extractionLimits } from "../../functions/shared/extraction/limits.ts";
 import { shutdownOcr } from "../../functions/shared/extraction/ocr.ts";
-import { loadExtractor, type DocumentFormatId } from "../../functions/shared/extraction/registry.ts";
+import { type DocumentFormatId } from "../../functions/shared/extraction/registry.ts";
 import type { ExtractionOptions } from "../../functions/shared/extraction/types.ts";
 import { IMAGE_LINES, jpegImage, mixedPdf, png, SCANNED_LINES, scannedPdf, textPdf, tiffImage, webpImage } from "../fixtures/documents.ts";
+import { loadExtractor } from "../../functions/shared/extraction/index.ts";
 
 /** OCR runs Tesseract in WebAssembly: about a second to start, a fraction of a second per fixture. */
 const OCR_TIMEOUT = 120_000;

@@ -1,11 +1,12 @@
 import { strToU8, zipSync, type Zippable } from "fflate";
 import { describe, expect, it } from "vitest";
 import { DocumentParseError, extractionLimits } from "../../functions/shared/extraction/limits.ts";
-import { loadExtractor, type DocumentFormatId } from "../../functions/shared/extraction/registry.ts";
+import { type DocumentFormatId } from "../../functions/shared/extraction/registry.ts";
 import type { ExtractionLimits } from "../../functions/shared/extraction/types.ts";
 import { parseXml } from "../../functions/shared/extraction/xml.ts";
 import { unzip } from "../../functions/shared/extraction/zip.ts";
 import { BILLION_LAUGHS, deflatedZeros, docxWithDocumentXml, epubFile, pptxFile, zipBomb } from "../fixtures/documents.ts";
+import { loadExtractor } from "../../functions/shared/extraction/index.ts";
 
 const MiB = 1024 * 1024;
 

@@ -1,5 +1,3 @@
-import type { FormatExtractor } from "./types.ts";
-
 /**
  * Every file format the service knows, by format id: how it is named to people, the MIME types and
  * extensions that mean it, whether ingestion accepts it, and the module that reads it. Modules load
@@ -156,11 +154,4 @@ export type DocumentFormatId = keyof typeof DOCUMENT_FORMATS;
 
 export function documentFormat(id: DocumentFormatId): DocumentFormat {
   return DOCUMENT_FORMATS[id];
-}
-
-/** The extractor of a format, loaded on first use. */
-export async function loadExtractor(id: DocumentFormatId): Promise<FormatExtractor> {
-  // One template, so the bundler includes every formats/*.ts in the functions that extract, and only there.
-  const module = (await import(`./formats/${DOCUMENT_FORMATS[id].module}.ts`)) as { extractor: FormatExtractor };
-  return module.extractor;
 }

