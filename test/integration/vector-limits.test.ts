@@ -13,6 +13,21 @@ describe("what S3 Vectors would refuse is refused at the door", () => {
     expect(response.body.error.message).toMatch(/^query: must contain more than whitespace/);
   });
 
+  it("leaves whitespace-only chunks out of a document (nothing to embed, nothing to find)", async () => {
+    const ns = await newNamespace(api);
+    const text = `First sentence here.${" ".repeat(20_000)}Second sentence after a long run of spaces.${"\n".repeat(9_000)}Third.`;
+    const job = await waitForJob(ns, (await ingestText(ns, text, { config: { chunkSize: 256 } })).id);
+    expect(job.status).toBe("COMPLETED");
+    const [document] = await documentsOfJob(ns, job.id);
+    const url = (await ns.call("POST", `/documents/${document.id}/chunks-download-url`)).body.data.url;
+    const chunksFile: any = await (await fetch(url)).json();
+    expect(chunksFile.chunks.length).toBe(document.totalChunks);
+    for (const chunk of chunksFile.chunks) expect(chunk.text.trim()).not.toBe("");
+    expect(chunksFile.chunks.map((chunk: { metadata: { sequence_number: number } }) => chunk.metadata.sequence_number)).toEqual(
+      chunksFile.chunks.map((_: unknown, index: number) => index),
+    );
+  });
+
   it("indexes and finds a document of symbols only (the LOCAL embedder gives it a direction)", async () => {
     const ns = await newNamespace(api);
     const job = await waitForJob(ns, (await ingestText(ns, "!!! ??? 🙂🙂 → ←")).id);

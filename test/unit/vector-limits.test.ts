@@ -1,6 +1,5 @@
 import { describe, expect, it } from "vitest";
 import { embedLocal } from "../../functions/shared/embedding/providers/local-hash.ts";
-import { chunkText } from "../../functions/shared/text/chunker.ts";
 import { EmbeddedVectorStore } from "../../functions/shared/vector-store/embedded.ts";
 import { isZeroVector, metadataViolation, S3_VECTORS_LIMITS } from "../../functions/shared/vector-store/limits.ts";
 import { assertRoomForPartition, PartitionCeilingError } from "../../functions/shared/vector-store/quota.ts";
@@ -12,14 +11,6 @@ const partition = (namespaceId: string, tenantId: string | null = null): VectorP
 const record = (key: string, values: number[], metadata: Record<string, string | number> = {}) => ({ key, vector: Float32Array.from(values), metadata, text: key });
 
 describe("no zero vectors", () => {
-  it("the chunker leaves out whitespace runs too long to join a chunk, and gives no blank chunk", () => {
-    const text = `First sentence here.${" ".repeat(5000)}Second sentence after a long run of spaces.${"\n".repeat(3000)}Third.`;
-    const chunks = chunkText(text, { chunkSize: 256, chunkOverlap: 0, strategy: "basic" });
-    expect(chunks.length).toBeGreaterThan(0);
-    for (const chunk of chunks) expect(chunk.text.trim()).not.toBe("");
-    expect(chunks.map((chunk) => chunk.text.trim()).join(" ")).toContain("Third.");
-  });
-
   it.each(["!!! ??? ...", "🙂🎉🚀", "→ ← ↑", "— § ¶"])("the LOCAL embedder gives %s a direction", (text) => {
     const { vector } = embedLocal(text);
     expect(isZeroVector(vector)).toBe(false);

@@ -1,9 +1,8 @@
 /**
  * Splits document text into chunks for embedding.
  *
- * Every chunk is a contiguous slice of the input, and each chunk's `[start, end)` lets callers map a
- * search hit back to its source. With no overlap the chunks concatenate back to the exact input,
- * except for whitespace runs too long to join a neighbouring chunk (see below).
+ * Every chunk is a contiguous slice of the input, so with no overlap the chunks concatenate back to
+ * the exact input, and each chunk's `[start, end)` lets callers map a search hit back to its source.
  *
  * How a cut is chosen: the chunk grows up to `chunkSize` characters, then the scan walks backwards
  * from that limit looking for the best place to end it. Boundaries rank paragraph (blank line) >
@@ -27,10 +26,9 @@
  *   instead of ending mid-sentence or leaving a small tail.
  * - `pageOffsets`: the start offset of every page, in order, page 1 first (normally 0). A chunk's
  *   `page` is the page containing its first character; text before the first offset is page 1.
- * - No chunk is empty or whitespace-only: it would have nothing to embed (a provider's zero vector,
- *   which S3 Vectors refuses) or to find. Whitespace-only text gives no chunks, and a whitespace run
- *   that cannot join a neighbouring chunk within the size limit is left out, so the only gaps
- *   between consecutive chunks are whitespace.
+ * - Whitespace-only text gives no chunks. A chunk is never whitespace-only unless the input holds a
+ *   whitespace run about as long as the size limit, which cannot be placed any other way without
+ *   breaking the size limit or exact reassembly.
  */
 
 export interface ChunkOptions {
@@ -493,11 +491,10 @@ class Chunker {
   };
 
   private emit(start: number, end: number): void {
-    if (skipWhitespace(this.text, start, end) === end) return;
     this.chunks.push({ text: this.text.slice(start, end), start, end });
   }
 
-  /** Whitespace between hard segments joins the chunk before it when it fits there, else is left out. */
+  /** Whitespace between hard segments joins the chunk before it when it fits there. */
   private absorbWhitespace(start: number, end: number): void {
     const previous = this.chunks[this.chunks.length - 1];
     if (previous !== undefined && previous.end === start && end - previous.start <= this.limits.hardMax) {
@@ -505,6 +502,8 @@ class Chunker {
       previous.text = this.text.slice(previous.start, end);
       return;
     }
+    const { hardMax } = this.limits;
+    for (let from = start; from < end; from += hardMax) this.emit(from, Math.min(end, from + hardMax));
   }
 
   /** Last resort that guarantees progress even on inputs the boundary search cannot place. */

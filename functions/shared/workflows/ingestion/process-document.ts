@@ -121,6 +121,9 @@ async function stepAside(document: DocumentRecord): Promise<void> {
 async function prepareChunks(document: DocumentRecord, settings: IngestConfig): Promise<ChunksFile | null> {
   const { parsed, properties } = await readSource(document);
   const chunkSize = Math.min(settings.chunkSize ?? DEFAULT_CHUNK_SIZE, settings.maxChunkSize ?? Number.POSITIVE_INFINITY);
+  // A chunk of whitespace alone (a long run of spaces the chunker could not join to text) has
+  // nothing to find and nothing to embed: a provider would return a zero vector, which S3 Vectors
+  // refuses. Such chunks are left out before numbering.
   const chunks = chunkText(
     parsed.text,
     {
@@ -132,7 +135,7 @@ async function prepareChunks(document: DocumentRecord, settings: IngestConfig): 
       languageCode: settings.languageCode,
     },
     parsed.pageOffsets,
-  );
+  ).filter((chunk) => chunk.text.trim() !== "");
   if (chunks.length === 0) throw new PermanentFailure("the document contains no text");
   const totalCharacters = chunks.reduce((sum, chunk) => sum + chunk.text.length, 0);
   const chunksFile: ChunksFile = {
