@@ -69,12 +69,18 @@ describe("local hash embedder", () => {
     expect(Array.from(first.vector)).toEqual(Array.from(second.vectors[0]!));
   });
 
-  it("returns a zero vector without NaN for empty and stop-word-only text", () => {
-    for (const text of ["", "   ", "the and of to"]) {
+  it("returns a zero vector without NaN only for text with no characters but whitespace", () => {
+    for (const text of ["", "   "]) {
       const { vector } = embedLocal(text);
       expect(vector).toHaveLength(LOCAL_DIMENSION);
       expect(vector.every((value) => value === 0)).toBe(true);
     }
+  });
+
+  it("gives stop-word-only text a unit vector from its characters (a zero vector has no direction)", () => {
+    const { vector } = embedLocal("the and of to");
+    expect(vector.every((value) => Number.isFinite(value))).toBe(true);
+    expect(Math.hypot(...vector)).toBeCloseTo(1, 5);
   });
 
   it("treats inflections of a word as the same word", () => {
