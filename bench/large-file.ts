@@ -23,7 +23,7 @@ import { join } from "node:path";
 import { performance } from "node:perf_hooks";
 import { fileURLToPath } from "node:url";
 import { SQSClient } from "@aws-sdk/client-sqs";
-import { MAX_UPLOAD_BYTES_DEFAULT } from "../functions/shared/ingest/file-types.ts";
+import { MAX_UPLOAD_BYTES_DEFAULT } from "../functions/shared/platform/env.ts";
 import { deletePrefix } from "../functions/shared/storage/objects.ts";
 import { namespacePrefix } from "../functions/shared/storage/object-keys.ts";
 import { workerForQueue } from "../lib/workers.ts";
