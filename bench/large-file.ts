@@ -26,6 +26,7 @@ import { SQSClient } from "@aws-sdk/client-sqs";
 import { MAX_UPLOAD_BYTES_DEFAULT } from "../functions/shared/platform/env.ts";
 import { deletePrefix } from "../functions/shared/storage/objects.ts";
 import { namespacePrefix } from "../functions/shared/storage/object-keys.ts";
+import { nodeOptions } from "../lib/node-options.ts";
 import { workerForQueue } from "../lib/workers.ts";
 import { startLocalStack } from "../local/stack.ts";
 import { startPoller } from "../local/sqs-poller.ts";
@@ -312,7 +313,9 @@ function residentMb(pid: number): number {
  */
 function runChildProcess(spec: ChildSpec, env: NodeJS.ProcessEnv, killMb: number): Promise<{ code: number | null; signal: string | null; stderr: string; killedAtMb: number | null }> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, ["--import", "tsx", fileURLToPath(import.meta.url), "--child", JSON.stringify(spec)], {
+    // The worker's own Node options, as the stack deploys it (lib/node-options.ts).
+    const runtimeOptions = nodeOptions(workerForQueue("ingest")!.memoryMb).split(" ").filter((option) => option.startsWith("--max-old-space-size"));
+    const child = spawn(process.execPath, [...runtimeOptions, "--import", "tsx", fileURLToPath(import.meta.url), "--child", JSON.stringify(spec)], {
       env,
       stdio: ["ignore", "inherit", "pipe"],
     });

@@ -24,18 +24,11 @@ export function memoryBudget(): WeightedSemaphore {
  */
 export const PREPARATION_MEMORY_PER_BYTE = 25;
 
-/**
- * Peak memory per byte of the staged chunks file while a step resumes embedding from it (the file
- * parsed back into chunks, the batch's texts and vectors).
- */
-export const RESUME_MEMORY_PER_BYTE = 4;
-
 /** What working on this document may hold at its peak, by what is known of its source before reading it. */
 export async function memoryNeed(document: DocumentRecord): Promise<number> {
-  if (document.status === "PROCESSING" && document.checkpoint) {
-    const staged = await headObject(document.checkpoint.stagingKey);
-    return (staged?.size ?? 0) * RESUME_MEMORY_PER_BYTE;
-  }
+  // Judged by the source in every phase: a step that resumes embedding holds less than one that
+  // parses, but measured batches of large documents outgrew the heap when resumes were reserved
+  // for less (a resume's parsed chunks file, texts and vectors are several times the file).
   const source = document.source;
   if (source.type === "TEXT") {
     if ("text" in source) return Buffer.byteLength(source.text) * PREPARATION_MEMORY_PER_BYTE;
