@@ -31,6 +31,7 @@ export async function startS3Gateway(options: S3GatewayOptions): Promise<S3Gatew
         const refusal = verifyPresigned(options, req);
         if (refusal) return sendS3Error(res, refusal.code, refusal.message);
       }
+      if (isLargeSinglePut(req, url)) return await relayAsMultipartUpload(req, res, upstream);
       proxy(req, res, upstream, responseOverrides(url));
     } catch (error) {
       sendS3Error(res, "InternalError", error instanceof Error ? error.message : String(error), 500);
@@ -151,6 +152,93 @@ function proxy(req: IncomingMessage, res: ServerResponse, upstream: URL, overrid
   );
   outgoing.on("error", (error) => sendS3Error(res, "ServiceUnavailable", error.message, 503));
   req.pipe(outgoing);
+}
+
+/** The emulator refuses request bodies over 11 MiB; S3 takes a single PUT of up to 5 GiB. */
+const EMULATOR_BODY_LIMIT = 10 * 1024 * 1024;
+const RELAY_PART_BYTES = 8 * 1024 * 1024;
+const S3_MAX_SINGLE_PUT = 5 * 1024 ** 3;
+
+/** A plain PutObject (not a part, not a copy) whose body the emulator would refuse. */
+function isLargeSinglePut(req: IncomingMessage, url: URL): boolean {
+  if (req.method !== "PUT" || url.searchParams.has("uploadId") || url.searchParams.has("partNumber")) return false;
+  if (req.headers["x-amz-copy-source"] || String(req.headers["content-encoding"] ?? "").includes("aws-chunked")) return false;
+  return Number(req.headers["content-length"] ?? 0) > EMULATOR_BODY_LIMIT;
+}
+
+/**
+ * Stores a large single PUT as S3 would, by relaying it to the emulator as a multipart upload of
+ * 8 MiB parts. Without it the local stack would refuse (503) uploads that S3 accepts, and nothing
+ * over 11 MiB could be tested locally. Bodies over S3's own single-PUT limit are refused as S3 does.
+ */
+async function relayAsMultipartUpload(req: IncomingMessage, res: ServerResponse, upstream: URL): Promise<void> {
+  if (Number(req.headers["content-length"]) > S3_MAX_SINGLE_PUT) {
+    req.resume();
+    return sendS3Error(res, "EntityTooLarge", "Your proposed upload exceeds the maximum allowed size", 400);
+  }
+  const path = (req.url ?? "/").split("?", 1)[0]!;
+  const headers: Record<string, string> = {};
+  for (const [name, value] of Object.entries(req.headers)) {
+    if (typeof value === "string" && (name === "content-type" || name.startsWith("x-amz-meta-"))) headers[name] = value;
+  }
+  const created = await upstreamCall(upstream, "POST", `${path}?uploads`, headers);
+  const uploadId = /<UploadId>([^<]+)<\/UploadId>/.exec(created.body.toString())?.[1];
+  if (created.status !== 200 || !uploadId) return relayFailure(res, created);
+  const query = (partNumber: number) => `${path}?partNumber=${partNumber}&uploadId=${encodeURIComponent(uploadId)}`;
+  const etags: string[] = [];
+  let pending: Buffer[] = [];
+  let pendingBytes = 0;
+  const sendPart = async () => {
+    const part = await upstreamCall(upstream, "PUT", query(etags.length + 1), {}, Buffer.concat(pending));
+    pending = [];
+    pendingBytes = 0;
+    if (part.status !== 200) throw new Error(`part upload answered ${part.status}`);
+    etags.push(String(part.headers.etag ?? ""));
+  };
+  try {
+    for await (const chunk of req) {
+      pending.push(chunk as Buffer);
+      pendingBytes += (chunk as Buffer).length;
+      if (pendingBytes >= RELAY_PART_BYTES) await sendPart();
+    }
+    if (pendingBytes > 0 || etags.length === 0) await sendPart();
+    const parts = etags.map((etag, index) => `<Part><PartNumber>${index + 1}</PartNumber><ETag>${etag}</ETag></Part>`).join("");
+    const completed = await upstreamCall(upstream, "POST", `${path}?uploadId=${encodeURIComponent(uploadId)}`, { "content-type": "application/xml" }, Buffer.from(`<CompleteMultipartUpload>${parts}</CompleteMultipartUpload>`));
+    if (completed.status !== 200) return relayFailure(res, completed);
+    const etag = /<ETag>([^<]+)<\/ETag>/.exec(completed.body.toString())?.[1] ?? "";
+    res.writeHead(200, { etag: etag.replace(/&quot;/g, '"') });
+    res.end();
+  } catch (error) {
+    await upstreamCall(upstream, "DELETE", `${path}?uploadId=${encodeURIComponent(uploadId)}`, {}).catch(() => undefined);
+    throw error;
+  }
+}
+
+function relayFailure(res: ServerResponse, answer: { status: number; headers: Record<string, unknown>; body: Buffer }): void {
+  res.writeHead(answer.status >= 300 ? answer.status : 502, { "content-type": String(answer.headers["content-type"] ?? "application/xml") });
+  res.end(answer.body);
+}
+
+function upstreamCall(
+  upstream: URL,
+  method: string,
+  path: string,
+  headers: Record<string, string>,
+  body?: Buffer,
+): Promise<{ status: number; headers: Record<string, unknown>; body: Buffer }> {
+  return new Promise((resolve, reject) => {
+    const outgoing = forward(
+      { host: upstream.hostname, port: upstream.port, method, path, headers: { ...headers, host: upstream.host, "content-length": String(body?.length ?? 0) } },
+      (response) => {
+        const pieces: Buffer[] = [];
+        response.on("data", (piece: Buffer) => pieces.push(piece));
+        response.on("end", () => resolve({ status: response.statusCode ?? 502, headers: response.headers, body: Buffer.concat(pieces) }));
+        response.on("error", reject);
+      },
+    );
+    outgoing.on("error", reject);
+    outgoing.end(body);
+  });
 }
 
 function sendS3Error(res: ServerResponse, code: string, message: string, status = 403): void {

@@ -15,6 +15,7 @@ import { acknowledgeWildcardActions, acknowledgeWildcardResource } from "../nag.
 import { DYNAMODB_IAM_ACTIONS } from "../../functions/shared/db/iam-actions.ts";
 import { marketplaceProductIds } from "../../functions/shared/embedding/registry.ts";
 import { VECTOR_STORES } from "../../functions/shared/vector-store/registry.ts";
+import { nodeOptions } from "../node-options.ts";
 import { projectPath } from "../project.ts";
 import type { FunctionAccess, QueueName } from "../routes.ts";
 
@@ -113,7 +114,7 @@ export class AppFunction extends Construct {
       role,
       logGroup: this.logGroup,
       environment: {
-        NODE_OPTIONS: "--enable-source-maps",
+        NODE_OPTIONS: nodeOptions(props.memoryMb ?? 512),
         POWERTOOLS_SERVICE_NAME: SERVICE_NAME,
         POWERTOOLS_LOG_LEVEL: "INFO",
         [ENV.stage]: config.stage,

@@ -278,7 +278,7 @@ describe("functions", () => {
     const tableId = logicalId(built.stack, built.stack.work.resources.table);
     for (const { id, fn } of subjects(built.stack)) {
       expect(environmentOf(built, fn), id).toMatchObject({
-        NODE_OPTIONS: "--enable-source-maps",
+        NODE_OPTIONS: expect.stringMatching(/^--enable-source-maps( --max-old-space-size=\d+)?$/),
         POWERTOOLS_SERVICE_NAME: "knowledge-ingestion-service",
         POWERTOOLS_LOG_LEVEL: "INFO",
         [ENV.stage]: "dev",
@@ -286,6 +286,16 @@ describe("functions", () => {
         [ENV.tableName]: { Ref: tableId },
       });
     }
+  });
+
+  it("gives functions of 1 GB or more a V8 heap limit under their memory, the ingest worker's at its memory budget", () => {
+    const built = dev();
+    const ingest = WORKERS.find((worker) => worker.id === "IngestWorker")!;
+    expect(environmentOf(built, built.stack.work.workers.get("IngestWorker")!).NODE_OPTIONS).toBe(
+      `--enable-source-maps --max-old-space-size=${ingest.memoryMb - 450}`,
+    );
+    const search = subjects(built.stack).find((subject) => subject.id === "Search")!;
+    expect(environmentOf(built, search.fn).NODE_OPTIONS).toBe("--enable-source-maps");
   });
 
   it("tells functions where their queues, bucket and vector bucket are only when they may use them", () => {

@@ -136,6 +136,6 @@ describe("the supported-types table", () => {
   });
 
   it("allows 200 MiB uploads by default", () => {
-    expect(MAX_UPLOAD_BYTES_DEFAULT).toBe(209_715_200);
+    expect(MAX_UPLOAD_BYTES_DEFAULT).toBe(41_943_040);
   });
 });

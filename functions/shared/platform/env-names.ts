@@ -19,6 +19,7 @@ export const ENV = {
   maxReceiveCount: "MAX_RECEIVE_COUNT",
   ingestStepMaxChunks: "INGEST_STEP_MAX_CHUNKS",
   vectorIndexCeiling: "VECTOR_INDEX_CEILING",
+  ingestMemoryBudgetMb: "INGEST_MEMORY_BUDGET_MB",
 } as const;
 
 export type EnvName = (typeof ENV)[keyof typeof ENV];

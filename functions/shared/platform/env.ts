@@ -1,7 +1,11 @@
 import { ENV } from "./env-names.ts";
 
-/** Generous for text: 200 MB of CSV or JSON is already far more than one document should hold. */
-export const MAX_UPLOAD_BYTES_DEFAULT = 200 * 1024 * 1024;
+/**
+ * What one ingest worker proves it can hold (bench/large-file.ts): preparing a text document peaks
+ * at up to about 25 times its size in memory (parse, chunk and stage it as strings), so 40 MiB
+ * stays under the worker's 1,769 MB, heap limit and runtime included. See README "Limits".
+ */
+export const MAX_UPLOAD_BYTES_DEFAULT = 40 * 1024 * 1024;
 
 /**
  * Configuration read from the environment. Read on use rather than at import so that the local
@@ -46,4 +50,10 @@ export const config = {
   ingestStepMaxChunks: () => positiveInt(ENV.ingestStepMaxChunks, 20_000),
   /** Vector indexes past which no new (namespace, tenant) partition is admitted; see vector-store/quota.ts. */
   vectorIndexCeiling: () => positiveInt(ENV.vectorIndexCeiling, 9_500),
+  /**
+   * Memory the documents one worker process prepares at once may hold between them: the function's
+   * memory less what the runtime, the service's code and off-heap buffers take (lib/node-options.ts
+   * gives V8 the same limit).
+   */
+  ingestMemoryBudgetMb: () => positiveInt(ENV.ingestMemoryBudgetMb, Math.max(256, positiveInt("AWS_LAMBDA_FUNCTION_MEMORY_SIZE", 1769) - 450)),
 };

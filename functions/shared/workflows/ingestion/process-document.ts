@@ -24,6 +24,7 @@ import { vectorStore } from "../../vector-store/index.ts";
 import { chunkId, parseVectorKey, type ChunksFile, vectorKey } from "../../domain/chunks.ts";
 import { isVectorValidationError, isZeroVector } from "../../vector-store/limits.ts";
 import { documentMetadata } from "./vector-metadata.ts";
+import { memoryBudget, memoryNeed } from "./memory-budget.ts";
 import { FileFetchError, fetchPublicFile } from "../../fetch/public-url.ts";
 import type { StepBudget } from "../step-budget.ts";
 import { partitionOf } from "../../domain/partitions.ts";
@@ -55,6 +56,13 @@ export async function processDocument(documentId: string, runId: string, budget:
   if (!namespace || namespace.status !== "ACTIVE") return;
   const settings = mergeConfigs(job.config, document.config);
 
+  // Documents that would not fit in memory together take turns; one that cannot start before this
+  // invocation's time runs out comes back in a later message instead.
+  const release = await memoryBudget().acquire(await memoryNeed(document), Math.max(0, budget.remainingMs() - SAFETY_MARGIN_MS));
+  if (!release) {
+    await enqueue("ingest", { kind: "document", documentId, runId }, STEP_ASIDE_DELAY_SECONDS);
+    return;
+  }
   try {
     if (QUEUED_STATUSES.includes(document.status)) {
       if (!(await transition(documentTarget(document), { to: "PRE_PROCESSING", from: QUEUED_STATUSES, runId, set: { preProcessingAt: nowIso() } }))) {
@@ -83,6 +91,8 @@ export async function processDocument(documentId: string, runId: string, budget:
   } catch (error) {
     if (!isPermanent(error)) throw error;
     await failDocument(documentId, runId, error instanceof Error ? error.message : String(error));
+  } finally {
+    release();
   }
 }
 
