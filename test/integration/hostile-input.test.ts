@@ -1,4 +1,4 @@
-import { createServer, type Server } from "node:http";
+import { startRedirectingServer, type RedirectingServer } from "../support/redirecting-server.ts";
 import { UpdateCommand } from "@aws-sdk/lib-dynamodb";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { dynamo } from "../../functions/shared/db/client.ts";
@@ -108,32 +108,17 @@ describe("hosting records", () => {
 });
 
 describe("FILE payloads with the guard on", () => {
-  let server: Server;
+  let server: RedirectingServer;
   let origin = "";
   beforeAll(async () => {
-    server = createServer((req, res) => {
-      const port = (server.address() as { port: number }).port;
-      if (req.url === "/guide.md") {
-        res.writeHead(200, { "content-type": "text/markdown" });
-        res.end("# Guide\n\nServed from 127.0.0.2.\n");
-      } else if (req.url === "/moved") {
-        res.writeHead(302, { location: "/guide.md" });
-        res.end();
-      } else if (req.url === "/to-loopback") {
-        res.writeHead(302, { location: `http://127.0.0.1:${port}/guide.md` });
-        res.end();
-      } else if (req.url === "/to-metadata") {
-        res.writeHead(302, { location: "http://169.254.169.254/latest/meta-data/iam/security-credentials/" });
-        res.end();
-      } else {
-        res.writeHead(404);
-        res.end();
-      }
-    });
-    await new Promise<void>((resolve) => server.listen(0, "127.0.0.2", () => resolve()));
-    origin = `http://127.0.0.2:${(server.address() as { port: number }).port}`;
+    server = await startRedirectingServer({ "/guide.md": { contentType: "text/markdown", body: "# Guide\n\nServed from 127.0.0.2.\n" } }, (port) => ({
+      "/moved": "/guide.md",
+      "/to-loopback": `http://127.0.0.1:${port}/guide.md`,
+      "/to-metadata": "http://169.254.169.254/latest/meta-data/iam/security-credentials/",
+    }));
+    origin = server.origin;
   });
-  afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
+  afterAll(() => server.close());
 
   it("accepts a public IPv4 address at request time (was a 400)", async () => {
     const ns = await newNamespace(api);

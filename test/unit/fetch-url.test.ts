@@ -1,8 +1,8 @@
-import { createServer, type Server } from "node:http";
 import type { LookupAddress } from "node:dns";
 import { networkInterfaces } from "node:os";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { ENV } from "../../functions/shared/platform/env-names.ts";
+import { startRedirectingServer, type RedirectingServer } from "../support/redirecting-server.ts";
 import { addressRefusal, FileFetchError, fetchPublicFile, guardedLookup, refusalReason } from "../../functions/shared/fetch/public-url.ts";
 
 // The guard as deployed: no switch that turns it off, no allowed networks.
@@ -198,37 +198,22 @@ describe("the FILE URL guard, at connection time", () => {
 });
 
 describe("fetching a FILE URL", () => {
-  let server: Server;
+  let server: RedirectingServer;
   let origin = "";
   beforeAll(async () => {
-    server = createServer((req, res) => {
-      const port = (server.address() as { port: number }).port;
-      const redirects: Record<string, string> = {
-        "/same-host": "/file.txt",
-        "/two-hops": "/same-host",
-        "/to-loopback": `http://127.0.0.1:${port}/file.txt`,
-        "/to-localhost": `http://localhost.:${port}/file.txt`,
-        "/to-mapped": `http://[::ffff:127.0.0.1]:${port}/file.txt`,
-        "/to-metadata": "http://169.254.169.254/latest/meta-data/",
-        "/later-to-loopback": "/to-loopback",
-        "/to-nowhere": "http://[::1/",
-      };
-      if (req.url === "/file.txt") {
-        res.writeHead(200, { "content-type": "text/plain" });
-        res.end("served from 127.0.0.2");
-      } else if (req.url && redirects[req.url]) {
-        res.writeHead(302, { location: redirects[req.url] });
-        res.end();
-      } else {
-        res.writeHead(404);
-        res.end();
-      }
-    });
-    // All of 127/8 is loopback on Linux; only 127.0.0.1 is an interface address.
-    await new Promise<void>((resolve) => server.listen(0, "127.0.0.2", () => resolve()));
-    origin = `http://127.0.0.2:${(server.address() as { port: number }).port}`;
+    server = await startRedirectingServer({ "/file.txt": { contentType: "text/plain", body: "served from 127.0.0.2" } }, (port) => ({
+      "/same-host": "/file.txt",
+      "/two-hops": "/same-host",
+      "/to-loopback": `http://127.0.0.1:${port}/file.txt`,
+      "/to-localhost": `http://localhost.:${port}/file.txt`,
+      "/to-mapped": `http://[::ffff:127.0.0.1]:${port}/file.txt`,
+      "/to-metadata": "http://169.254.169.254/latest/meta-data/",
+      "/later-to-loopback": "/to-loopback",
+      "/to-nowhere": "http://[::1/",
+    }));
+    origin = server.origin;
   });
-  afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
+  afterAll(() => server.close());
   beforeEach(() => {
     process.env[ENV.fileUrlAllowedNetworks] = "127.0.0.2/32";
   });
