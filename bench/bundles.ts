@@ -18,8 +18,9 @@ import { join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { promisify } from "node:util";
 import { gzipSync } from "node:zlib";
-import { build, version as esbuildVersion } from "esbuild";
-import { ESBUILD_OPTIONS } from "../lib/bundling.ts";
+import { build, type BuildOptions, type Metafile, version as esbuildVersion } from "esbuild";
+import { ESBUILD_OPTIONS, SPLIT_OPTIONS } from "../lib/bundling.ts";
+import { EXTRACTION_EXTERNAL_MODULES } from "../lib/extraction-asset.ts";
 import { projectPath } from "../lib/project.ts";
 import { AUTHORIZER, HTTP_FUNCTIONS } from "../lib/routes.ts";
 import { SCHEDULED_FUNCTIONS, WORKERS } from "../lib/workers.ts";
@@ -36,6 +37,8 @@ export interface FunctionEntry {
   kind: FunctionKind;
   /** From the project root. */
   entry: string;
+  /** Bundled with code splitting and the OCR runtime external (AppFunction's `extractsDocuments`). */
+  extractsDocuments?: boolean;
 }
 
 /** Every function the stack deploys, from the same tables the stack is built from. */
@@ -43,7 +46,7 @@ export function functionEntries(): FunctionEntry[] {
   return [
     ...HTTP_FUNCTIONS.map((fn): FunctionEntry => ({ id: fn.id, kind: "http", entry: fn.entry })),
     { id: AUTHORIZER.id, kind: "authorizer", entry: AUTHORIZER.entry },
-    ...WORKERS.map((fn): FunctionEntry => ({ id: fn.id, kind: "worker", entry: fn.entry })),
+    ...WORKERS.map((fn): FunctionEntry => ({ id: fn.id, kind: "worker", entry: fn.entry, extractsDocuments: fn.extractsDocuments })),
     ...SCHEDULED_FUNCTIONS.map((fn): FunctionEntry => ({ id: fn.id, kind: "scheduled", entry: fn.entry })),
   ];
 }
@@ -62,45 +65,79 @@ export interface BuiltBundle extends FunctionEntry {
 }
 
 /**
- * Bundles every function in one esbuild call (each entry is still bundled on its own: there is no
- * code splitting), with the shipped options. `outdir` null keeps the output in memory.
+ * Bundles every function with the shipped options: the single-file ones in one esbuild call (each
+ * entry still bundled on its own), those that extract documents each in its own call with code
+ * splitting, as AppFunction ships them. A split function's size is what Node loads at cold start:
+ * its entry and the chunks the entry imports statically, not the chunks behind `import()`.
+ * `outdir` null keeps the output in memory.
  */
 export async function buildBundles(entries: FunctionEntry[], outdir: string | null): Promise<BuiltBundle[]> {
   const root = outdir ?? projectPath(".dist/bench-bundles-in-memory");
+  const single = entries.filter((fn) => !fn.extractsDocuments);
+  const built = new Map<string, BuiltBundle>();
+  if (single.length > 0) {
+    const output = await runBuild({ entryPoints: Object.fromEntries(single.map((fn) => [`${fn.id}/index`, projectPath(fn.entry)])), outdir: root }, outdir !== null);
+    for (const fn of single) built.set(fn.id, describeBundle(fn, join(root, fn.id, "index.mjs"), output, outdir !== null));
+  }
+  for (const fn of entries.filter((candidate) => candidate.extractsDocuments)) {
+    const dir = join(root, fn.id);
+    const output = await runBuild(
+      { ...SPLIT_OPTIONS, entryPoints: { index: projectPath(fn.entry) }, outdir: dir, external: [...ESBUILD_OPTIONS.external, ...EXTRACTION_EXTERNAL_MODULES] },
+      outdir !== null,
+    );
+    built.set(fn.id, describeBundle(fn, join(dir, "index.mjs"), output, outdir !== null));
+  }
+  return entries.map((fn) => built.get(fn.id)!);
+}
+
+interface BuildOutput {
+  contents: Map<string, Uint8Array>;
+  meta: Map<string, Metafile["outputs"][string]>;
+}
+
+async function runBuild(options: BuildOptions, write: boolean): Promise<BuildOutput> {
   const result = await build({
     ...ESBUILD_OPTIONS,
-    entryPoints: Object.fromEntries(entries.map((fn) => [`${fn.id}/index`, projectPath(fn.entry)])),
-    outdir: root,
     outExtension: { ".js": ".mjs" },
     absWorkingDir: projectPath("."),
-    write: outdir !== null,
+    write,
     metafile: true,
     logLevel: "silent",
+    ...options,
   });
   if (result.errors.length > 0) throw new Error(`esbuild failed: ${result.errors.map((e) => e.text).join("; ")}`);
-  const contentsByPath = new Map<string, Uint8Array>();
-  for (const file of result.outputFiles ?? []) contentsByPath.set(file.path, file.contents);
-  const metaByPath = new Map(Object.entries(result.metafile.outputs).map(([path, meta]) => [projectPath(path), meta]));
+  const contents = new Map<string, Uint8Array>();
+  for (const file of result.outputFiles ?? []) contents.set(file.path, file.contents);
+  return { contents, meta: new Map(Object.entries(result.metafile!.outputs).map(([path, meta]) => [projectPath(path), meta])) };
+}
 
-  return entries.map((fn) => {
-    const file = join(root, fn.id, "index.mjs");
-    const meta = metaByPath.get(file);
-    if (!meta) throw new Error(`esbuild produced no ${file}`);
-    // A written build has no outputFiles: read back what esbuild wrote.
-    const contents = contentsByPath.get(file) ?? readFileSync(file);
-    const externals = (kind: string) =>
-      [...new Set(meta.imports.filter((imp) => imp.external && imp.kind === kind && !isBuiltin(imp.path)).map((imp) => imp.path))].sort();
-    return {
-      ...fn,
-      file: outdir === null ? undefined : file,
-      // Only the bundle itself counts: the source map beside it is read only to decode a stack trace.
-      bytes: contents.byteLength,
-      gzipBytes: gzipSync(contents).byteLength,
-      modules: Object.keys(meta.inputs),
-      loadTimeExternals: externals("import-statement"),
-      lazyExternals: externals("dynamic-import"),
-    };
-  });
+function describeBundle(fn: FunctionEntry, file: string, output: BuildOutput, written: boolean): BuiltBundle {
+  const meta = output.meta.get(file);
+  if (!meta) throw new Error(`esbuild produced no ${file}`);
+  // The entry and every chunk it imports statically, transitively: what a cold start reads.
+  const loaded = [file];
+  for (let index = 0; index < loaded.length; index++) {
+    for (const imported of output.meta.get(loaded[index]!)?.imports ?? []) {
+      if (imported.external || imported.kind !== "import-statement") continue;
+      const path = projectPath(imported.path);
+      if (output.meta.has(path) && !loaded.includes(path)) loaded.push(path);
+    }
+  }
+  // A written build has no outputFiles: read back what esbuild wrote.
+  const contents = Buffer.concat(loaded.map((path) => output.contents.get(path) ?? readFileSync(path)));
+  const externals = (kind: string) =>
+    [...new Set(meta.imports.filter((imp) => imp.external && imp.kind === kind && !isBuiltin(imp.path)).map((imp) => imp.path))].sort();
+  return {
+    ...fn,
+    file: written ? file : undefined,
+    // Only the bundle itself counts: the source map beside it is read only to decode a stack trace.
+    bytes: contents.byteLength,
+    gzipBytes: gzipSync(contents).byteLength,
+    // Every module shipped, lazily loaded chunks included (a split build holds this function alone).
+    modules: fn.extractsDocuments ? [...output.meta.values()].flatMap((chunk) => Object.keys(chunk.inputs)) : Object.keys(meta.inputs),
+    loadTimeExternals: externals("import-statement"),
+    lazyExternals: externals("dynamic-import"),
+  };
 }
 
 function isBuiltin(specifier: string): boolean {

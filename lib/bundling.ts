@@ -1,3 +1,4 @@
+import { spawnSync } from "node:child_process";
 import type { BuildOptions } from "esbuild";
 import { projectPath } from "./project.ts";
 
@@ -55,3 +56,51 @@ export const ESBUILD_OPTIONS = {
   external: [] as string[],
   alias: ESBUILD_ALIAS,
 } satisfies BuildOptions;
+
+/**
+ * Functions that extract documents (the ingest worker) are bundled with esbuild's code splitting:
+ * each format module and its library (pdf.js, mammoth, SheetJS...) becomes a file of its own that
+ * Node reads on the first document of that format, so a worker that sees text pays no cold start
+ * for them. NodejsFunction writes a single `--outfile` and cannot split, so AppFunction runs
+ * esbuild itself for these (bundleSplit) with these options added.
+ */
+export const SPLIT_OPTIONS = {
+  splitting: true,
+  entryNames: "index",
+  chunkNames: "chunks/[name]-[hash]",
+  outExtension: { ".js": ".mjs" },
+} satisfies BuildOptions;
+
+/** ESBUILD_OPTIONS and SPLIT_OPTIONS on esbuild's command line, as NodejsFunction would spell them. */
+export function splitBundleArguments(entry: string, outdir: string, external: readonly string[]): string[] {
+  const options = { ...ESBUILD_OPTIONS, ...SPLIT_OPTIONS };
+  return [
+    entry,
+    "--bundle",
+    `--outdir=${outdir}`,
+    `--platform=${options.platform}`,
+    `--target=${options.target}`,
+    `--format=${options.format}`,
+    `--main-fields=${options.mainFields.join(",")}`,
+    ...(options.minify ? ["--minify"] : []),
+    ...(options.sourcemap ? ["--sourcemap"] : []),
+    `--sources-content=${options.sourcesContent}`,
+    `--banner:js=${options.banner.js}`,
+    "--splitting",
+    `--entry-names=${options.entryNames}`,
+    `--chunk-names=${options.chunkNames}`,
+    "--out-extension:.js=.mjs",
+    ...[...options.external, ...external].map((module) => `--external:${module}`),
+    ...Object.entries(options.alias).map(([module, replacement]) => `--alias:${module}=${replacement}`),
+    "--log-level=warning",
+  ];
+}
+
+/** Runs the project's esbuild with splitBundleArguments; throws with esbuild's output when it fails. */
+export function bundleSplit(entry: string, outdir: string, external: readonly string[]): void {
+  const result = spawnSync(projectPath("node_modules/.bin/esbuild"), splitBundleArguments(entry, outdir, external), {
+    cwd: projectPath("."),
+    encoding: "utf8",
+  });
+  if (result.status !== 0) throw new Error(`esbuild failed for ${entry}: ${result.stderr || result.error?.message}`);
+}

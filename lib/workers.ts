@@ -25,6 +25,8 @@ export interface WorkerDefinition {
    */
   maxConcurrency: Record<Stage, number>;
   access: FunctionAccess;
+  /** Reads uploaded documents: bundled with code splitting and the OCR runtime (AppFunction). */
+  extractsDocuments?: boolean;
 }
 
 export const QUEUES: Record<QueueName, QueueDefinition> = {
@@ -48,6 +50,7 @@ export const WORKERS: WorkerDefinition[] = [
     // under the default on-demand quotas; throttling beyond that is retried, not failed.
     maxConcurrency: { dev: 2, prod: 10 },
     access: { table: "readWrite", bucket: "readWrite", queues: ["ingest"], vectors: ["write", "delete"], embeds: true },
+    extractsDocuments: true,
   },
   {
     id: "DeleteWorker",

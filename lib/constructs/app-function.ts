@@ -1,7 +1,7 @@
-import { Duration, Fn, Stack } from "aws-cdk-lib";
+import { AssetHashType, Duration, Fn, Stack } from "aws-cdk-lib";
 import type { ITableV2 } from "aws-cdk-lib/aws-dynamodb";
 import { PolicyStatement, Role, ServicePrincipal } from "aws-cdk-lib/aws-iam";
-import { Architecture, Runtime } from "aws-cdk-lib/aws-lambda";
+import { Architecture, Code, Function as LambdaFunction, type FunctionProps, Runtime } from "aws-cdk-lib/aws-lambda";
 import { NodejsFunction, OutputFormat } from "aws-cdk-lib/aws-lambda-nodejs";
 import { LogGroup } from "aws-cdk-lib/aws-logs";
 import type { IBucket } from "aws-cdk-lib/aws-s3";
@@ -9,7 +9,8 @@ import type { CfnVectorBucket } from "aws-cdk-lib/aws-s3vectors";
 import type { IQueue } from "aws-cdk-lib/aws-sqs";
 import { Construct } from "constructs";
 import { ENV } from "../../functions/shared/platform/env-names.ts";
-import { ESBUILD_OPTIONS } from "../bundling.ts";
+import { bundleSplit, ESBUILD_OPTIONS } from "../bundling.ts";
+import { copyExtractionRuntimeFiles, EXTRACTION_EXTERNAL_MODULES } from "../extraction-asset.ts";
 import type { StageConfig } from "../config.ts";
 import { acknowledgeWildcardActions, acknowledgeWildcardResource } from "../nag.ts";
 import { DYNAMODB_IAM_ACTIONS } from "../../functions/shared/db/iam-actions.ts";
@@ -36,6 +37,11 @@ export interface AppFunctionProps {
   memoryMb?: number;
   timeoutSeconds?: number;
   description?: string;
+  /**
+   * Reads uploaded documents (PDF, Office, images): bundled with code splitting so each format's
+   * library loads on first use, with the OCR runtime shipped beside the bundle (lib/extraction-asset.ts).
+   */
+  extractsDocuments?: boolean;
 }
 
 const QUEUE_URL_ENV: Record<QueueName, string> = {
@@ -58,14 +64,14 @@ const BUCKET_WILDCARD_ACTIONS: Record<NonNullable<FunctionAccess["bucket"]>, str
  * and how least-privilege access is granted, so no function can drift from the others.
  */
 export class AppFunction extends Construct {
-  readonly fn: NodejsFunction;
+  readonly fn: LambdaFunction;
   readonly logGroup: LogGroup;
   private readonly config: StageConfig;
 
   /** The function of a route, worker or scheduled-table entry, with exactly the access it declares. */
   static fromDefinition(
     scope: Construct,
-    definition: { id: string; entry: string; access: FunctionAccess; memoryMb?: number; timeoutSeconds?: number },
+    definition: { id: string; entry: string; access: FunctionAccess; memoryMb?: number; timeoutSeconds?: number; extractsDocuments?: boolean },
     config: StageConfig,
     resources: ServiceResources,
   ): AppFunction {
@@ -74,6 +80,7 @@ export class AppFunction extends Construct {
       config,
       memoryMb: definition.memoryMb,
       timeoutSeconds: definition.timeoutSeconds,
+      extractsDocuments: definition.extractsDocuments,
     });
     fn.grantAccess(definition.access, resources);
     return fn;
@@ -99,11 +106,7 @@ export class AppFunction extends Construct {
       }),
     );
 
-    this.fn = new NodejsFunction(this, "Function", {
-      entry: projectPath(props.entry),
-      handler: "handler",
-      projectRoot: projectPath("."),
-      depsLockFilePath: projectPath("package-lock.json"),
+    const common = {
       runtime: Runtime.NODEJS_24_X,
       architecture: Architecture.ARM_64,
       memorySize: props.memoryMb ?? 512,
@@ -120,21 +123,31 @@ export class AppFunction extends Construct {
         [ENV.stage]: config.stage,
         [ENV.defaultEmbeddingProvider]: config.defaultEmbeddingProvider,
       },
-      bundling: {
-        format: OutputFormat.ESM,
-        target: ESBUILD_OPTIONS.target,
-        mainFields: ESBUILD_OPTIONS.mainFields,
-        minify: ESBUILD_OPTIONS.minify,
-        sourceMap: ESBUILD_OPTIONS.sourcemap,
-        sourcesContent: ESBUILD_OPTIONS.sourcesContent,
-        banner: ESBUILD_OPTIONS.banner.js,
-        externalModules: ESBUILD_OPTIONS.external,
-        // NodejsFunction has no prop for aliases; each becomes `--alias:<module>=<path>` on the command line.
-        esbuildArgs: {
-          "--alias": Object.entries(ESBUILD_OPTIONS.alias).map(([module, replacement]) => `${module}=${replacement}`),
-        },
-      },
-    });
+    } satisfies Omit<FunctionProps, "code" | "handler">;
+
+    this.fn = props.extractsDocuments
+      ? new LambdaFunction(this, "Function", { ...common, handler: "index.handler", code: splitBundleCode(props.entry) })
+      : new NodejsFunction(this, "Function", {
+          ...common,
+          entry: projectPath(props.entry),
+          handler: "handler",
+          projectRoot: projectPath("."),
+          depsLockFilePath: projectPath("package-lock.json"),
+          bundling: {
+            format: OutputFormat.ESM,
+            target: ESBUILD_OPTIONS.target,
+            mainFields: ESBUILD_OPTIONS.mainFields,
+            minify: ESBUILD_OPTIONS.minify,
+            sourceMap: ESBUILD_OPTIONS.sourcemap,
+            sourcesContent: ESBUILD_OPTIONS.sourcesContent,
+            banner: ESBUILD_OPTIONS.banner.js,
+            externalModules: ESBUILD_OPTIONS.external,
+            // NodejsFunction has no prop for aliases; each becomes `--alias:<module>=<path>` on the command line.
+            esbuildArgs: {
+              "--alias": Object.entries(ESBUILD_OPTIONS.alias).map(([module, replacement]) => `${module}=${replacement}`),
+            },
+          },
+        });
   }
 
   addEnvironment(name: string, value: string): void {
@@ -228,4 +241,26 @@ export class AppFunction extends Construct {
       );
     }
   }
+}
+
+/**
+ * The asset of a function that extracts documents: the split bundle (lib/bundling.ts) and the OCR
+ * runtime, built locally with the project's own esbuild as NodejsFunction builds the others. Hashed
+ * by its output, like NodejsFunction's assets, so an unchanged bundle is not uploaded again.
+ */
+function splitBundleCode(entry: string): Code {
+  return Code.fromAsset(projectPath("."), {
+    assetHashType: AssetHashType.OUTPUT,
+    bundling: {
+      // Never used: local bundling always succeeds or throws, as NodejsFunction's does here.
+      image: Runtime.NODEJS_24_X.bundlingImage,
+      local: {
+        tryBundle(outputDir: string): boolean {
+          bundleSplit(projectPath(entry), outputDir, EXTRACTION_EXTERNAL_MODULES);
+          copyExtractionRuntimeFiles(outputDir);
+          return true;
+        },
+      },
+    },
+  });
 }

@@ -27,7 +27,7 @@ const OVER_TARGET: Record<string, number> = {
   CreateFileDownloadUrl: 460_000,
   CreateChunksDownloadUrl: 460_000,
   Search: 620_000,
-  IngestWorker: 785_000,
+  IngestWorker: 640_000,
   DeleteWorker: 540_000,
   Reconciler: 540_000,
 };

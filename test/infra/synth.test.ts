@@ -43,6 +43,8 @@ function cdkSynth(): Promise<{ code: number; output: string }> {
 
 type Template = { Resources: Record<string, { Type: string; Metadata?: Record<string, string> }> };
 
+const extractingWorkers = WORKERS.filter((worker) => worker.extractsDocuments).map((worker) => worker.id);
+
 describe("cdk synth through the CLI (Deno app, esbuild bundling, cdk-nag)", () => {
   it("exits 0 and writes a template with the API and a bundled ESM handler per function", { timeout: 150_000 }, async () => {
     const { code, output } = await cdkSynth();
@@ -63,5 +65,16 @@ describe("cdk synth through the CLI (Deno app, esbuild bundling, cdk-nag)", () =
       expect(bundle.startsWith(ESM_REQUIRE_BANNER)).toBe(true);
       expect(fs.existsSync(path.join(outdir, assetPath!, "index.mjs.map"))).toBe(true);
     }
+
+    // The ingest worker ships split: its formats as chunks loaded on first use, and the OCR runtime
+    // (tesseract.js, its WebAssembly core, the English model) beside the bundle, nothing fetched later.
+    expect(extractingWorkers).toEqual(["IngestWorker"]);
+    const [ingestWorker] = Object.entries(template.Resources).filter(([id, resource]) => resource.Type === "AWS::Lambda::Function" && id.includes("IngestWorker"));
+    const asset = path.join(outdir, ingestWorker![1].Metadata!["aws:asset:path"]!);
+    const chunks = fs.readdirSync(path.join(asset, "chunks"));
+    for (const format of ["pdf", "docx", "pptx", "spreadsheet", "image"]) expect(chunks.some((name) => name.startsWith(`${format}-`)), format).toBe(true);
+    expect(fs.existsSync(path.join(asset, "node_modules/tesseract.js/package.json"))).toBe(true);
+    expect(fs.existsSync(path.join(asset, "node_modules/tesseract.js-core/tesseract-core-simd.wasm"))).toBe(true);
+    expect(fs.readdirSync(path.join(asset, "node_modules/@tesseract.js-data/eng/4.0.0_best_int"))).toContain("eng.traineddata.gz");
   });
 });

@@ -256,7 +256,7 @@ describe("uploading and ingesting files through the SDK", () => {
   it("rejects an upload request the server refuses with UnprocessableEntityError, before any PUT", async () => {
     const { ns } = await newNamespaceClient();
     const error = await expectSdkError(
-      ns.uploads.upload({ file: new File([new Uint8Array([1, 2, 3])], "scan.pdf", { type: "application/pdf" }), contentType: "application/pdf" }),
+      ns.uploads.upload({ file: new File([new Uint8Array([1, 2, 3])], "clip.mp4", { type: "video/mp4" }), contentType: "video/mp4" }),
       UnprocessableEntityError,
       422,
     );

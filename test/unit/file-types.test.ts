@@ -70,7 +70,7 @@ describe("resolveFileType", () => {
   it("reads Excel's MIME type as CSV only for CSV and TSV file names", () => {
     expect(formatOf("export.csv", "application/vnd.ms-excel")).toBe("csv");
     expect(formatOf("export.tsv", "application/vnd.ms-excel")).toBe("tsv");
-    expect(formatOf("workbook.xls", "application/vnd.ms-excel")).toBeNull();
+    expect(formatOf("workbook.xls", "application/vnd.ms-excel")).toBe("spreadsheet");
   });
 
   it("reads structured +json MIME types as JSON", () => {
@@ -78,16 +78,25 @@ describe("resolveFileType", () => {
     expect(formatOf("feature.geojson", "application/geo+json")).toBe("json");
   });
 
+  it("reads documents by MIME type, or by name when the type says nothing", () => {
+    expect(formatOf("report.pdf", "application/pdf")).toBe("pdf");
+    expect(formatOf("report.txt", "application/pdf")).toBe("pdf");
+    expect(formatOf("letter.docx", "application/octet-stream")).toBe("docx");
+    expect(formatOf("letter.docx", undefined)).toBe("docx");
+    expect(formatOf("letter.docx", "application/vnd.openxmlformats-officedocument.wordprocessingml.document")).toBe("docx");
+    expect(formatOf("deck.pptx", undefined)).toBe("pptx");
+    expect(formatOf("sheet.ods", undefined)).toBe("spreadsheet");
+    expect(formatOf("photo.png", "image/png")).toBe("image");
+    expect(formatOf("scan.tiff", "image/tiff")).toBe("image");
+    expect(formatOf("mail.eml", "message/rfc822")).toBe("email");
+  });
+
   it("refuses formats it cannot read, whatever the file is called", () => {
-    expect(formatOf("report.pdf", "application/pdf")).toBeNull();
-    expect(formatOf("report.txt", "application/pdf")).toBeNull();
-    expect(formatOf("letter.docx", "application/octet-stream")).toBeNull();
-    expect(formatOf("letter.docx", undefined)).toBeNull();
-    expect(formatOf(
-      "letter.docx",
-      "application/vnd.openxmlformats-officedocument.wordprocessingml.document",
-    )).toBeNull();
-    expect(formatOf("photo.png", "image/png")).toBeNull();
+    expect(formatOf("archive.zip", "application/zip")).toBeNull();
+    expect(formatOf("report.pdf", "application/zip")).toBeNull();
+    expect(formatOf("letter.doc", "application/msword")).toBeNull();
+    expect(formatOf("animation.gif", "image/gif")).toBeNull();
+    expect(formatOf("clip.mp4", "video/mp4")).toBeNull();
     expect(formatOf("README", undefined)).toBeNull();
     expect(formatOf(".env", undefined)).toBeNull();
     expect(formatOf(undefined, undefined)).toBeNull();

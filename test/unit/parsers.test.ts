@@ -1,13 +1,12 @@
 import { describe, expect, it } from "vitest";
-import { type FileFormat, fileTypeOf } from "../../functions/shared/extraction/file-types.ts";
-import { DocumentParseError, parseDocument, parseText } from "../../functions/shared/extraction/text-formats.ts";
+import { DocumentParseError, parseDocument, parseText, type TextFormat } from "../../functions/shared/extraction/text-formats.ts";
 
 const utf8 = (text: string) => new TextEncoder().encode(text);
-const parse = (format: FileFormat, input: string | Uint8Array) =>
-  parseDocument(typeof input === "string" ? utf8(input) : input, fileTypeOf(format));
-const textOf = (format: FileFormat, input: string | Uint8Array) => parse(format, input).text;
+const parse = (format: TextFormat, input: string | Uint8Array) =>
+  parseDocument(typeof input === "string" ? utf8(input) : input, format);
+const textOf = (format: TextFormat, input: string | Uint8Array) => parse(format, input).text;
 
-function parseError(format: FileFormat, input: string | Uint8Array): DocumentParseError {
+function parseError(format: TextFormat, input: string | Uint8Array): DocumentParseError {
   try {
     parse(format, input);
   } catch (error) {
@@ -359,7 +358,7 @@ describe("robustness", () => {
       ..."{}[]\",:\\<>/a1 \n\r;\t&#-ue'=!",
       ...["p", "li", "tr", "td", "table", "pre", "&amp;", "<br>", "<a href=x>", "</a>"],
     ];
-    const formats: FileFormat[] = ["text", "markdown", "html", "json", "jsonl", "csv", "tsv"];
+    const formats: TextFormat[] = ["text", "markdown", "html", "json", "jsonl", "csv", "tsv"];
     for (let round = 0; round < 400; round++) {
       const length = 1 + Math.floor(next() * 80);
       const source = Array.from({ length }, () => alphabet[Math.floor(next() * alphabet.length)]).join("");
@@ -388,7 +387,7 @@ describe("robustness", () => {
 describe("performance", () => {
   const FIVE_MB = 5 * 1024 * 1024;
 
-  function timed(format: FileFormat, source: string): number {
+  function timed(format: TextFormat, source: string): number {
     const bytes = utf8(source);
     expect(bytes.length).toBeGreaterThanOrEqual(FIVE_MB);
     const started = performance.now();

@@ -36,7 +36,8 @@ export interface DocumentRecord {
   /** For a TEXT source too large for the table, `text` is omitted and `sourceObjectKey` names the S3 copy. */
   source: DocumentSource | { type: "TEXT" };
   sourceObjectKey: string | null;
-  properties: { fileSize: number; mimeType: string } | null;
+  /** `notes`: what the reader should know about the extraction (an OCR language that was not available, an attachment left out). */
+  properties: { fileSize: number; mimeType: string; notes?: string[] } | null;
   config: IngestConfig | null;
   totalChunks: number | null;
   totalTokens: number | null;

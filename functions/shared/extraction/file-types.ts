@@ -6,7 +6,7 @@ import { DOCUMENT_FORMATS, type DocumentFormat, type DocumentFormatId } from "./
  */
 
 /** The formats ingestion accepts: the registry rows marked `ingested`. */
-export type FileFormat = "text" | "markdown" | "html" | "json" | "jsonl" | "csv" | "tsv";
+export type FileFormat = { [Id in DocumentFormatId]: (typeof DOCUMENT_FORMATS)[Id]["ingested"] extends true ? Id : never }[DocumentFormatId];
 
 export interface FileType {
   readonly format: FileFormat;
@@ -42,8 +42,8 @@ for (const type of SUPPORTED_FILE_TYPES) {
 const UNTYPED_MIME_TYPES = new Set(["", "application/octet-stream", "binary/octet-stream", "application/unknown"]);
 
 /**
- * Windows browsers label `.csv` files with Excel's MIME type; it is only believed together with a
- * CSV/TSV extension, since the same type also covers binary `.xls` workbooks.
+ * Windows browsers label `.csv` files with Excel's MIME type, which also names binary `.xls`
+ * workbooks: with a CSV/TSV extension the file is read as text, otherwise as a workbook.
  */
 const EXCEL_MIME_TYPE = "application/vnd.ms-excel";
 
@@ -94,7 +94,7 @@ export function resolveFileType(input: {
   const byName = byExtension.get(fileExtension(input.fileName)) ?? null;
 
   if (UNTYPED_MIME_TYPES.has(mime)) return byName;
-  if (mime === EXCEL_MIME_TYPE) return byName && (byName.format === "csv" || byName.format === "tsv") ? byName : null;
+  if (mime === EXCEL_MIME_TYPE && byName && (byName.format === "csv" || byName.format === "tsv")) return byName;
 
   const declared = byMime.get(mime) ?? (mime.endsWith("+json") ? fileTypeOf("json") : undefined);
   if (declared) {

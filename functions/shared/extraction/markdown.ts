@@ -1,4 +1,3 @@
-import { fileTypeOf } from "./file-types.ts";
 import { parseDocument } from "./text-formats.ts";
 
 /**
@@ -15,7 +14,7 @@ const encoder = new TextEncoder();
  * costs about a millisecond per megabyte and changes nothing in the output).
  */
 export function htmlToMarkdown(html: string): string {
-  return parseDocument(encoder.encode(html), fileTypeOf("html")).text;
+  return parseDocument(encoder.encode(html), "html").text;
 }
 
 const HTML_ESCAPES: Record<string, string> = { "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;" };

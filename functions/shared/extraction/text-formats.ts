@@ -1,6 +1,6 @@
 import { parse as parseCsv } from "csv-parse/sync";
 import { Parser } from "htmlparser2";
-import { type FileFormat, type FileType, fileTypeOf } from "./file-types.ts";
+import { type FileFormat, fileTypeOf } from "./file-types.ts";
 import type { FormatExtractor } from "./types.ts";
 
 /**
@@ -9,6 +9,14 @@ import type { FormatExtractor } from "./types.ts";
  * paragraph) because the chunker splits at blank lines first, then at line breaks: whatever the
  * converter puts on one line or in one paragraph is what tends to stay together in one chunk.
  */
+
+/** The formats read here, as text; the others are documents read by their own modules under formats/. */
+export const TEXT_FORMATS = ["text", "markdown", "html", "json", "jsonl", "csv", "tsv"] as const satisfies readonly FileFormat[];
+export type TextFormat = (typeof TEXT_FORMATS)[number];
+
+export function isTextFormat(format: FileFormat): format is TextFormat {
+  return (TEXT_FORMATS as readonly FileFormat[]).includes(format);
+}
 
 export interface ParsedDocument {
   text: string;
@@ -26,25 +34,24 @@ export class DocumentParseError extends Error {
 }
 
 /** Empty or whitespace-only files convert to empty text; deciding what that means is the caller's job. */
-export function parseDocument(bytes: Uint8Array, type: FileType): ParsedDocument {
+export function parseDocument(bytes: Uint8Array, format: TextFormat): ParsedDocument {
   const text = decodeText(bytes);
   try {
-    return { text: convert(text, type.format), format: type.format };
+    return { text: convert(text, format), format };
   } catch (error) {
     // The converters hold no recursion, so a RangeError can only be a string or array outgrowing
     // what V8 allows: the input is too big to convert, not a bug to report as a 500.
     if (error instanceof RangeError) {
-      throw new DocumentParseError(`the ${type.label} file is too large to convert to text`);
+      throw new DocumentParseError(`the ${fileTypeOf(format).label} file is too large to convert to text`);
     }
     throw error;
   }
 }
 
 /** The extractor of one text format (formats/<format>.ts exports it). */
-export function textExtractor(format: FileFormat): FormatExtractor {
-  const type = fileTypeOf(format);
+export function textExtractor(format: TextFormat): FormatExtractor {
   return {
-    extract: async (bytes) => ({ text: parseDocument(bytes, type).text, notes: [] }),
+    extract: async (bytes) => ({ text: parseDocument(bytes, format).text, notes: [] }),
   };
 }
 
@@ -53,7 +60,7 @@ export function parseText(text: string): ParsedDocument {
   return { text: normalizeNewlines(text.startsWith("\uFEFF") ? text.slice(1) : text), format: "markdown" };
 }
 
-function convert(text: string, format: FileFormat): string {
+function convert(text: string, format: TextFormat): string {
   switch (format) {
     case "text":
     case "markdown":

@@ -1,5 +1,5 @@
 import { resolveFileType } from "../file-types.ts";
-import { parseDocument } from "../text-formats.ts";
+import { isTextFormat, parseDocument } from "../text-formats.ts";
 import { DocumentParseError } from "../limits.ts";
 import { htmlToMarkdown, joinBlocks } from "../markdown.ts";
 import type { ExtractedDocument, ExtractionOptions, FormatExtractor } from "../types.ts";
@@ -39,14 +39,14 @@ async function extract(bytes: Uint8Array, _options: ExtractionOptions): Promise<
   for (const attachment of email.attachments) {
     const name = attachment.filename ?? "unnamed attachment";
     const type = resolveFileType({ fileName: attachment.filename, contentType: attachment.mimeType });
-    if (!type || attachment.related) {
+    if (!type || !isTextFormat(type.format) || attachment.related) {
       if (!attachment.related) notes.push(`the attachment ${name} (${attachment.mimeType}) was not read: only text attachments are`);
       continue;
     }
     const content = attachment.content;
     const bytesOf = typeof content === "string" ? new TextEncoder().encode(content) : content instanceof ArrayBuffer ? new Uint8Array(content) : content;
     try {
-      attachments.push(`## Attachment: ${name}\n\n${parseDocument(bytesOf, type).text.trim()}`);
+      attachments.push(`## Attachment: ${name}\n\n${parseDocument(bytesOf, type.format).text.trim()}`);
     } catch (error) {
       if (!(error instanceof DocumentParseError)) throw error;
       notes.push(`the attachment ${name} was not read: ${error.message}`);

@@ -13,9 +13,7 @@ import type { NamespaceRecord } from "../../domain/namespace.ts";
 import { DELETION_STATUSES, FINAL_STATUSES, QUEUED_STATUSES } from "../../domain/statuses.ts";
 import { embedderFor, isEmbeddingError } from "../../embedding/index.ts";
 import { chunkText } from "../../text/chunker.ts";
-import { resolveFileType } from "../../extraction/file-types.ts";
-import { DocumentParseError, parseText, type ParsedDocument, textExtractor } from "../../extraction/text-formats.ts";
-import { extractionLimits } from "../../extraction/limits.ts";
+import { DocumentParseError } from "../../extraction/text-formats.ts";
 import { enqueue } from "../../queue/send.ts";
 import { deleteObjects, getObjectBytes, getObjectText, headObject, putObject } from "../../storage/objects.ts";
 import { chunksKey, stagingChunksKey } from "../../storage/object-keys.ts";
@@ -25,13 +23,12 @@ import { chunkId, parseVectorKey, type ChunksFile, vectorKey } from "../../domai
 import { isVectorValidationError, isZeroVector } from "../../vector-store/limits.ts";
 import { documentMetadata } from "./vector-metadata.ts";
 import { memoryBudget, memoryNeed } from "./memory-budget.ts";
-import { FileFetchError, fetchPublicFile } from "../../fetch/public-url.ts";
+import { FileFetchError } from "../../fetch/public-url.ts";
+import { PermanentFailure, readSource } from "./read-source.ts";
+import { chunkPlacement } from "./chunk-placement.ts";
 import type { StepBudget } from "../step-budget.ts";
 import { partitionOf } from "../../domain/partitions.ts";
 import { afterSettled, finishCleanUpOfSettled, failDocument } from "./settlement.ts";
-
-/** A failure that retrying cannot fix (bad file, rejected credentials): the document fails at once. */
-export class PermanentFailure extends Error {}
 
 /** Stop starting new batches when less than this is left of the invocation. */
 const SAFETY_MARGIN_MS = 60_000;
@@ -73,7 +70,7 @@ export async function processDocument(documentId: string, runId: string, budget:
     await faultPoint("document:pre-processing");
     let chunksFile: ChunksFile;
     if (document.status === "PRE_PROCESSING") {
-      const prepared = await prepareChunks(document, settings);
+      const prepared = await prepareChunks(document, settings, budget);
       if (!prepared) return stepAside(document);
       chunksFile = prepared;
       document = await getDocument(documentId);
@@ -128,14 +125,15 @@ async function stepAside(document: DocumentRecord): Promise<void> {
 }
 
 /** Parses and chunks the source, stages the result and moves to PROCESSING; null when another delivery got there first. */
-async function prepareChunks(document: DocumentRecord, settings: IngestConfig): Promise<ChunksFile | null> {
-  const { parsed, properties } = await readSource(document);
+async function prepareChunks(document: DocumentRecord, settings: IngestConfig, budget: StepBudget): Promise<ChunksFile | null> {
+  // Extraction must leave the step time to stage its result; a file that needs more fails.
+  const { extracted, properties } = await readSource(document, settings, Date.now() + budget.remainingMs() - SAFETY_MARGIN_MS);
   const chunkSize = Math.min(settings.chunkSize ?? DEFAULT_CHUNK_SIZE, settings.maxChunkSize ?? Number.POSITIVE_INFINITY);
   // A chunk of whitespace alone (a long run of spaces the chunker could not join to text) has
   // nothing to find and nothing to embed: a provider would return a zero vector, which S3 Vectors
   // refuses. Such chunks are left out before numbering.
   const chunks = chunkText(
-    parsed.text,
+    extracted.text,
     {
       chunkSize,
       chunkOverlap: settings.chunkOverlap ?? 0,
@@ -144,9 +142,12 @@ async function prepareChunks(document: DocumentRecord, settings: IngestConfig): 
       strategy: settings.chunkingStrategy ?? "basic",
       languageCode: settings.languageCode,
     },
-    parsed.pageOffsets,
+    extracted.pageOffsets,
   ).filter((chunk) => chunk.text.trim() !== "");
-  if (chunks.length === 0) throw new PermanentFailure("the document contains no text");
+  if (chunks.length === 0) {
+    // An image whose OCR could not run is empty for a reason the notes give; say it rather than "no text".
+    throw new PermanentFailure(["the document contains no text", ...extracted.notes].join("; "));
+  }
   const totalCharacters = chunks.reduce((sum, chunk) => sum + chunk.text.length, 0);
   const chunksFile: ChunksFile = {
     metadata: documentMetadata(document, settings),
@@ -155,7 +156,7 @@ async function prepareChunks(document: DocumentRecord, settings: IngestConfig): 
     chunks: chunks.map((chunk, sequence) => ({
       id: chunkId(document.id, sequence),
       text: chunk.text,
-      metadata: chunk.page === undefined ? { sequence_number: sequence } : { sequence_number: sequence, page_number: chunk.page },
+      metadata: { sequence_number: sequence, ...chunkPlacement(chunk, extracted) },
     })),
   };
   const stagingKey = stagingChunksKey(document.namespaceId, document.id, document.runId, randomUUID());
@@ -167,7 +168,7 @@ async function prepareChunks(document: DocumentRecord, settings: IngestConfig): 
     embedded: 0,
     totalChunks: chunks.length,
     totalCharacters,
-    totalPages: parsed.pageOffsets ? parsed.pageOffsets.length : Math.ceil(totalCharacters / 1000),
+    totalPages: extracted.totalPages ?? extracted.pageOffsets?.length ?? Math.ceil(totalCharacters / 1000),
     tokens: 0,
   };
   const moved = await transition(documentTarget(document), {
@@ -180,41 +181,6 @@ async function prepareChunks(document: DocumentRecord, settings: IngestConfig): 
   // Another delivery staged its own file and moved first; it carries on with that one.
   await deleteObjects([stagingKey]);
   return null;
-}
-
-async function readSource(document: DocumentRecord): Promise<{ parsed: ParsedDocument; properties: { fileSize: number; mimeType: string } }> {
-  const source = await documentSource(document);
-  const maxBytes = config.maxUploadBytes();
-  if (source.type === "TEXT") {
-    return { parsed: parseText(source.text), properties: { fileSize: Buffer.byteLength(source.text), mimeType: "text/plain" } };
-  }
-  let bytes: Uint8Array;
-  let declaredType: string | undefined;
-  let fileName: string;
-  if (source.type === "MANAGED_FILE") {
-    const head = await headObject(source.key);
-    if (!head) throw new PermanentFailure("the uploaded file no longer exists");
-    if (head.size > maxBytes) throw new PermanentFailure(`the file is larger than ${maxBytes} bytes`);
-    const stored = await getObjectBytes(source.key);
-    if (!stored) throw new PermanentFailure("the uploaded file no longer exists");
-    bytes = stored;
-    declaredType = head.contentType;
-    fileName = document.name ?? source.key;
-  } else {
-    const fetched = await fetchPublicFile(source.fileUrl, maxBytes);
-    bytes = fetched.bytes;
-    declaredType = fetched.contentType;
-    fileName = document.name ?? new URL(fetched.finalUrl).pathname;
-  }
-  const type = resolveFileType({ fileName, contentType: declaredType ?? "" });
-  if (!type) throw new PermanentFailure(`unsupported file type ${declaredType ?? "(none)"} for ${fileName}`);
-  // Every format ingestion accepts today is a text format (the registry's `ingested` rows), read by
-  // text-formats.ts directly: going through loadExtractor would bundle every document format's
-  // libraries into the worker (3.7 MB, cold import 205 ms instead of 109 ms, measured) before they
-  // are ingested. Document formats join through loadExtractor with issue 10.
-  const extracted = await textExtractor(type.format).extract(bytes, { limits: extractionLimits() });
-  const parsed: ParsedDocument = { text: extracted.text, format: type.format, ...(extracted.pageOffsets ? { pageOffsets: extracted.pageOffsets } : {}) };
-  return { parsed, properties: { fileSize: bytes.byteLength, mimeType: type.mimeType } };
 }
 
 /**

@@ -4,11 +4,13 @@ import { type IngestConfig, mergeConfigs } from "../../domain/ingest-config.ts";
 import type { PayloadItem } from "../../domain/ingest-job.ts";
 import type { MetadataValue } from "../../domain/metadata-filter.ts";
 import { newId } from "../../platform/ids.ts";
+import { MAX_SHEET_NAME_CHARACTERS } from "./chunk-placement.ts";
 import { metadataViolation, TEXT_METADATA_KEY } from "../../vector-store/limits.ts";
 
 /**
  * The metadata every vector of a document carries: the user's (job config merged with the item's),
- * then the keys the service adds. Chunks add `sequence_number` and, for paged formats, `page_number`.
+ * then the keys the service adds. Chunks add `sequence_number` and, where they apply, `page_number`,
+ * `sheet` and `slide`.
  */
 export function documentMetadata(document: DocumentRecord, settings: IngestConfig): Record<string, MetadataValue> {
   return {
@@ -47,6 +49,8 @@ export function assertVectorMetadataFits(
     ingestJobId: newId("ingestJob"),
     sequence_number: Number.MAX_SAFE_INTEGER,
     page_number: Number.MAX_SAFE_INTEGER,
+    sheet: "x".repeat(MAX_SHEET_NAME_CHARACTERS),
+    slide: Number.MAX_SAFE_INTEGER,
     [TEXT_METADATA_KEY]: "",
   };
   const violation = metadataViolation(worstCase);
@@ -54,6 +58,6 @@ export function assertVectorMetadataFits(
   const field = itemConfig?.metadata ? `${at}.config.metadata` : "config.metadata";
   throw unprocessable(
     `${field}: with the job's and the item's metadata merged and the service's own keys added ` +
-      `(filename, tenantId, namespaceId, documentId, ingestJobId, sequence_number, page_number, text), ${violation.charAt(0).toLowerCase()}${violation.slice(1)}`,
+      `(filename, tenantId, namespaceId, documentId, ingestJobId, sequence_number, page_number, sheet, slide, text), ${violation.charAt(0).toLowerCase()}${violation.slice(1)}`,
   );
 }

@@ -1,0 +1,33 @@
+import type { ExtractedDocument } from "../../extraction/types.ts";
+import type { TextChunk } from "../../text/chunker.ts";
+
+/** Longest sheet name kept in a chunk's metadata (Excel allows 31 characters; OpenDocument more). */
+export const MAX_SHEET_NAME_CHARACTERS = 100;
+
+export interface ChunkPlacement {
+  page_number?: number;
+  sheet?: string;
+  slide?: number;
+}
+
+/**
+ * Where a chunk sits in its source: the page its text starts on (paged formats), and the sheet or
+ * slide of the section it starts in. Judged at the chunk's first visible character, so a chunk
+ * that opens with the blank line before a new slide belongs to that slide.
+ */
+export function chunkPlacement(chunk: TextChunk, extracted: Pick<ExtractedDocument, "firstPage" | "sections">): ChunkPlacement {
+  const placement: ChunkPlacement = {};
+  if (chunk.page !== undefined) placement.page_number = chunk.page + (extracted.firstPage ?? 1) - 1;
+  const sections = extracted.sections;
+  if (sections && sections.length > 0) {
+    const visibleStart = chunk.start + (chunk.text.length - chunk.text.trimStart().length);
+    let section: (typeof sections)[number] | undefined;
+    for (const candidate of sections) {
+      if (candidate.offset > visibleStart) break;
+      section = candidate;
+    }
+    if (section?.metadata.sheet !== undefined) placement.sheet = section.metadata.sheet.slice(0, MAX_SHEET_NAME_CHARACTERS);
+    if (section?.metadata.slide !== undefined) placement.slide = section.metadata.slide;
+  }
+  return placement;
+}
