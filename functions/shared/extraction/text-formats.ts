@@ -21,8 +21,6 @@ export function isTextFormat(format: FileFormat): format is TextFormat {
 export interface ParsedDocument {
   text: string;
   format: FileFormat;
-  /** Character offsets where pages start; none of the text formats has pages. */
-  pageOffsets?: number[];
 }
 
 /** A problem with the file itself; the message is shown to the user as the document's `error`. */

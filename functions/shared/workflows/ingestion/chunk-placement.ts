@@ -11,23 +11,22 @@ export interface ChunkPlacement {
 }
 
 /**
- * Where a chunk sits in its source: the page its text starts on (paged formats), and the sheet or
- * slide of the section it starts in. Judged at the chunk's first visible character, so a chunk
- * that opens with the blank line before a new slide belongs to that slide.
+ * Where each chunk sits in its source: the page its text starts on (paged formats), and the sheet
+ * or slide of the section it starts in. Judged at a chunk's first visible character, so a chunk
+ * that opens with the blank line before a new slide belongs to that slide. Chunks come in text
+ * order, so one pass walks the sections alongside them.
  */
-export function chunkPlacement(chunk: TextChunk, extracted: Pick<ExtractedDocument, "firstPage" | "sections">): ChunkPlacement {
-  const placement: ChunkPlacement = {};
-  if (chunk.page !== undefined) placement.page_number = chunk.page + (extracted.firstPage ?? 1) - 1;
-  const sections = extracted.sections;
-  if (sections && sections.length > 0) {
+export function chunkPlacements(chunks: readonly TextChunk[], extracted: Pick<ExtractedDocument, "firstPage" | "sections">): ChunkPlacement[] {
+  const sections = extracted.sections ?? [];
+  let next = 0;
+  return chunks.map((chunk) => {
+    const placement: ChunkPlacement = {};
+    if (chunk.page !== undefined) placement.page_number = chunk.page + (extracted.firstPage ?? 1) - 1;
     const visibleStart = chunk.start + (chunk.text.length - chunk.text.trimStart().length);
-    let section: (typeof sections)[number] | undefined;
-    for (const candidate of sections) {
-      if (candidate.offset > visibleStart) break;
-      section = candidate;
-    }
+    while (next < sections.length && sections[next]!.offset <= visibleStart) next++;
+    const section = sections[next - 1];
     if (section?.metadata.sheet !== undefined) placement.sheet = section.metadata.sheet.slice(0, MAX_SHEET_NAME_CHARACTERS);
     if (section?.metadata.slide !== undefined) placement.slide = section.metadata.slide;
-  }
-  return placement;
+    return placement;
+  });
 }

@@ -25,7 +25,7 @@ import { documentMetadata } from "./vector-metadata.ts";
 import { memoryBudget, memoryNeed } from "./memory-budget.ts";
 import { FileFetchError } from "../../fetch/public-url.ts";
 import { PermanentFailure, readSource } from "./read-source.ts";
-import { chunkPlacement } from "./chunk-placement.ts";
+import { chunkPlacements } from "./chunk-placement.ts";
 import type { StepBudget } from "../step-budget.ts";
 import { partitionOf } from "../../domain/partitions.ts";
 import { afterSettled, finishCleanUpOfSettled, failDocument } from "./settlement.ts";
@@ -149,6 +149,7 @@ async function prepareChunks(document: DocumentRecord, settings: IngestConfig, b
     throw new PermanentFailure(["the document contains no text", ...extracted.notes].join("; "));
   }
   const totalCharacters = chunks.reduce((sum, chunk) => sum + chunk.text.length, 0);
+  const placements = chunkPlacements(chunks, extracted);
   const chunksFile: ChunksFile = {
     metadata: documentMetadata(document, settings),
     total_chunks: chunks.length,
@@ -156,7 +157,7 @@ async function prepareChunks(document: DocumentRecord, settings: IngestConfig, b
     chunks: chunks.map((chunk, sequence) => ({
       id: chunkId(document.id, sequence),
       text: chunk.text,
-      metadata: { sequence_number: sequence, ...chunkPlacement(chunk, extracted) },
+      metadata: { sequence_number: sequence, ...placements[sequence] },
     })),
   };
   const stagingKey = stagingChunksKey(document.namespaceId, document.id, document.runId, randomUUID());
