@@ -10,20 +10,23 @@
  *
  *   npx tsx bench/large-file.ts [--formats text,csv] [--size-mb 200] [--batch 5] [--kill-mb 5120] [--results file]
  *
+ * The `pdf` case is a 400-page PDF at the PDF upload limit (200 MiB), read 100 pages per worker step.
  * `--batch N` adds a case with one BATCH job of N plain-text documents of the same size, which the
  * worker receives as one SQS batch (the IngestWorker's records run concurrently in one invocation).
  * Prints a Markdown table and writes bench/results/large-file.json.
  */
 import { spawn } from "node:child_process";
 import { createHash } from "node:crypto";
-import { createReadStream, createWriteStream, mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
+import { createReadStream, createWriteStream, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { createServer, request as httpRequest, type Server } from "node:http";
 import { cpus, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
 import { fileURLToPath } from "node:url";
 import { SQSClient } from "@aws-sdk/client-sqs";
+import { fileTypeOf, uploadLimit } from "../functions/shared/extraction/file-types.ts";
 import { MAX_UPLOAD_BYTES_DEFAULT } from "../functions/shared/platform/env.ts";
+import { paddedPdf } from "../test/fixtures/documents.ts";
 import { deletePrefix } from "../functions/shared/storage/objects.ts";
 import { namespacePrefix } from "../functions/shared/storage/object-keys.ts";
 import { nodeOptions } from "../lib/node-options.ts";
@@ -36,7 +39,7 @@ const DEFAULT_RESULTS_FILE = fileURLToPath(new URL("./results/large-file.json", 
 const MB = 1024 * 1024;
 
 /** The generated inputs; `text-unicode` is prose with typographic quotes and dashes, which V8 keeps two bytes per character. */
-export const CASES = ["text", "text-unicode", "markdown", "html", "json", "jsonl", "csv", "tsv"] as const;
+export const CASES = ["text", "text-unicode", "markdown", "html", "json", "jsonl", "csv", "tsv", "pdf"] as const;
 export type CaseName = (typeof CASES)[number];
 
 const FILES: Record<CaseName, { extension: string; contentType: string }> = {
@@ -48,7 +51,25 @@ const FILES: Record<CaseName, { extension: string; contentType: string }> = {
   jsonl: { extension: "jsonl", contentType: "application/jsonl" },
   csv: { extension: "csv", contentType: "text/csv" },
   tsv: { extension: "tsv", contentType: "text/tab-separated-values" },
+  pdf: { extension: "pdf", contentType: "application/pdf" },
 };
+
+/**
+ * The PDF case is a file at the PDF upload limit (200 MiB, not `--size-mb`): 400 text pages padded
+ * with incompressible streams, the way scans and photos make real uploads big, read
+ * PDF_PAGES_PER_STEP pages per worker step so the case also measures the page-range fan-out.
+ */
+const PDF_PAGES = 400;
+const PDF_PAGES_PER_STEP = 100;
+
+async function writePdf(path: string): Promise<number> {
+  const limit = uploadLimit(fileTypeOf("pdf"));
+  // What textPdf writes for the pages themselves, measured: well under 2 MB for 400 pages.
+  const bytes = await paddedPdf(PDF_PAGES, Math.floor((limit - 2 * MB) / PDF_PAGES));
+  if (bytes.byteLength > limit) throw new Error(`the generated PDF is ${bytes.byteLength} bytes, over the ${limit}-byte limit`);
+  writeFileSync(path, bytes);
+  return bytes.byteLength;
+}
 
 export interface CaseResult {
   case: string;
@@ -104,7 +125,7 @@ export interface LargeFileOptions {
 }
 
 /** Writes `targetBytes` (at most) of one format, record by record, without holding the file in memory. */
-async function writeCorpus(name: CaseName, path: string, targetBytes: number, seed: number): Promise<number> {
+async function writeCorpus(name: Exclude<CaseName, "pdf">, path: string, targetBytes: number, seed: number): Promise<number> {
   const out = createWriteStream(path);
   const random = seededRandom(seed);
   let written = 0;
@@ -131,7 +152,7 @@ async function writeCorpus(name: CaseName, path: string, targetBytes: number, se
   const prose = (low: number, high: number) => generateProse(recordSeed++, low, high);
   const words = (count: number) => prose(count * 6, count * 9).split(/\s+/).slice(0, count).join(" ");
   const unicode = (text: string) => text.replace(/'/g, "\u2019").replace(/, /g, " \u2014 ").replace(/\?/g, "?\u201d");
-  const records: Record<CaseName, { head: string; tail: string; next: (index: number) => string }> = {
+  const records: Record<Exclude<CaseName, "pdf">, { head: string; tail: string; next: (index: number) => string }> = {
     text: { head: "", tail: "", next: () => `${prose(800, 4000)}\n\n` },
     "text-unicode": { head: "", tail: "", next: () => `${unicode(prose(800, 4000))}\n\n` },
     markdown: {
@@ -365,7 +386,7 @@ async function runCase(
   let fileBytes = 0;
   for (let index = 0; index < documents; index++) {
     const path = join(context.directory, `${name}-${index}.${extension}`);
-    fileBytes = await writeCorpus(format, path, sizeBytes, 7 + index);
+    fileBytes = format === "pdf" ? await writePdf(path) : await writeCorpus(format, path, sizeBytes, 7 + index);
     const fileName = `${name}-${index}.${extension}`;
     const target = await api.expect(201, "POST", `${base}/uploads`, { fileName, contentType, fileSize: fileBytes });
     await putFile(target.body.data.url, path, contentType);
@@ -379,7 +400,8 @@ async function runCase(
   const resultFile = join(context.directory, `${name}.result.json`);
   const spec: ChildSpec = { jobId: job.body.data.id, queueUrl: context.queueUrl, queueArn: context.queueArn, resultFile, timeoutMs: 30 * 60_000 };
   const requestsBefore = context.vectorRequests();
-  const exit = await runChildProcess(spec, context.env, context.killMb);
+  const env = format === "pdf" ? { ...context.env, INGEST_STEP_MAX_PAGES: String(PDF_PAGES_PER_STEP) } : context.env;
+  const exit = await runChildProcess(spec, env, context.killMb);
   let child: ChildResult | null = null;
   try {
     child = JSON.parse(readFileSync(resultFile, "utf8")) as ChildResult;
@@ -419,13 +441,13 @@ async function runCase(
 
 function markdownTable(report: Omit<LargeFileReport, "markdown">): string {
   const lines = [
-    "| case | file MB | documents | status | chunks | wall s | peak RSS MB | baseline RSS MB | chunks digest |",
-    "|---|---:|---:|---|---:|---:|---:|---:|---|",
+    "| case | file MB | documents | status | chunks | worker invocations | wall s | peak RSS MB | baseline RSS MB | chunks digest |",
+    "|---|---:|---:|---|---:|---:|---:|---:|---:|---|",
   ];
   for (const result of report.cases) {
     const status = result.crashed ? `crashed (${result.crashed.slice(0, 80)})` : result.error ? `${result.status}: ${result.error.slice(0, 80)}` : result.status;
     lines.push(
-      `| ${result.case} | ${(result.fileBytes / MB).toFixed(1)} | ${result.documents} | ${status} | ${result.totalChunks ?? "–"} | ${result.wallSeconds.toFixed(1)} | ${result.peakRssMb.toFixed(0)} | ${result.baselineRssMb.toFixed(0)} | ${result.chunksDigest?.slice(0, 12) ?? "–"} |`,
+      `| ${result.case} | ${(result.fileBytes / MB).toFixed(1)} | ${result.documents} | ${status} | ${result.totalChunks ?? "–"} | ${result.batches.length} | ${result.wallSeconds.toFixed(1)} | ${result.peakRssMb.toFixed(0)} | ${result.baselineRssMb.toFixed(0)} | ${result.chunksDigest?.slice(0, 12) ?? "–"} |`,
     );
   }
   return lines.join("\n");

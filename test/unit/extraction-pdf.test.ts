@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { extractor } from "../../functions/shared/extraction/formats/pdf.ts";
 import { DocumentParseError, extractionLimits } from "../../functions/shared/extraction/limits.ts";
+import { joinPageRanges } from "../../functions/shared/extraction/page-ranges.ts";
 import type { ExtractionOptions } from "../../functions/shared/extraction/types.ts";
 import { corruptPdf, encryptedPdf, pageHeading, textPdf, truncatedPdf } from "../fixtures/documents.ts";
 
@@ -76,8 +77,25 @@ describe("PDF extraction", () => {
     expect(result.pageOffsets).toHaveLength(2);
   });
 
-  it("counts pages without extracting them", async () => {
-    expect(await extractor.countPages!(await textPdf({ pages: 7 }), options())).toBe(7);
+  it("stops starting pages at the soft stop and says which page it got to, having read at least one", async () => {
+    const bytes = await textPdf({ pages: 6 });
+    const result = await extractor.extract(bytes, options({ pageRange: { first: 2, last: 6 }, stopAtMs: Date.now() - 1 }));
+    expect(result).toMatchObject({ firstPage: 2, lastPage: 2, totalPages: 6 });
+    expect(result.pageOffsets).toHaveLength(1);
+    expect(result.text).toContain("marker-2.");
+    expect(result.text).not.toContain("marker-3.");
+    expect((await extractor.extract(bytes, options())).lastPage).toBe(6);
+  });
+
+  it("joined page ranges read like the whole document read at once", async () => {
+    const bytes = await textPdf({ pages: 7, paragraphsPerPage: 2 });
+    const whole = await extractor.extract(bytes, options());
+    const ranges = [];
+    for (const first of [1, 4, 7]) ranges.push(await extractor.extract(bytes, options({ pageRange: { first, last: first + 2 } })));
+    const joined = joinPageRanges(ranges);
+    expect(joined.text).toBe(whole.text);
+    expect(joined.pageOffsets).toEqual(whole.pageOffsets);
+    expect(joined).toMatchObject({ firstPage: 1, lastPage: 7, totalPages: 7, notes: [] });
   });
 
   it("refuses a document with more pages than the limit", async () => {
@@ -95,7 +113,6 @@ describe("PDF extraction", () => {
   it("refuses an encrypted PDF with a clear message", async () => {
     const bytes = await encryptedPdf();
     await expect(extractor.extract(bytes, options())).rejects.toThrow(new DocumentParseError("the PDF is encrypted with a password, so its text cannot be read"));
-    await expect(extractor.countPages!(bytes, options())).rejects.toBeInstanceOf(DocumentParseError);
   });
 
   it("refuses a corrupt PDF", async () => {

@@ -1,5 +1,14 @@
 import { describe, expect, it } from "vitest";
-import { describeSupportedTypes, fileExtension, normalizeMimeType, resolveFileType, SUPPORTED_FILE_TYPES } from "../../functions/shared/extraction/file-types.ts";
+import {
+  describeSupportedTypes,
+  fileExtension,
+  fileTypeOf,
+  largestUploadLimit,
+  normalizeMimeType,
+  resolveFileType,
+  SUPPORTED_FILE_TYPES,
+  uploadLimit,
+} from "../../functions/shared/extraction/file-types.ts";
 import { MAX_UPLOAD_BYTES_DEFAULT } from "../../functions/shared/platform/env.ts";
 
 const formatOf = (fileName: string | undefined, contentType: string | undefined) =>
@@ -144,7 +153,22 @@ describe("the supported-types table", () => {
     expect(description).toMatch(/^plain text \(\.txt, \.text, \.log\), Markdown \(\.md, \.markdown\)/);
   });
 
-  it("allows 200 MiB uploads by default", () => {
+  it("allows 40 MiB uploads by default and 200 MiB PDFs, whose reader needs less memory per byte", () => {
     expect(MAX_UPLOAD_BYTES_DEFAULT).toBe(41_943_040);
+    expect(uploadLimit(fileTypeOf("markdown"))).toBe(41_943_040);
+    expect(uploadLimit(fileTypeOf("docx"))).toBe(41_943_040);
+    expect(uploadLimit(fileTypeOf("pdf"))).toBe(209_715_200);
+    expect(largestUploadLimit()).toBe(209_715_200);
+  });
+
+  it("lets MAX_UPLOAD_BYTES set one limit for every format", () => {
+    process.env.MAX_UPLOAD_BYTES = "1000";
+    try {
+      expect(uploadLimit(fileTypeOf("pdf"))).toBe(1000);
+      expect(uploadLimit(fileTypeOf("text"))).toBe(1000);
+      expect(largestUploadLimit()).toBe(1000);
+    } finally {
+      delete process.env.MAX_UPLOAD_BYTES;
+    }
   });
 });

@@ -19,6 +19,25 @@ export interface ProcessingCheckpoint {
   tokens: number;
 }
 
+/**
+ * Where the extraction of a long paged file (PDF) stands when it spreads over several worker steps:
+ * the pages read so far are staged as parts, and the next step reads the same object from
+ * `nextPage` on. Kept on the document while it is PRE_PROCESSING.
+ */
+export interface ExtractionCheckpoint {
+  runId: string;
+  /** The object every step reads: the upload, or the run's copy of a fetched file. */
+  sourceKey: string;
+  /** The object's ETag when the first step read it; a changed file fails rather than mixing versions. */
+  etag: string;
+  fileSize: number;
+  mimeType: string;
+  totalPages: number;
+  nextPage: number;
+  /** Staged parts (extracted page ranges), in page order. */
+  parts: string[];
+}
+
 /** The vector set of a finished run; search serves only the document's current generation. */
 export interface VectorGeneration {
   runId: string;
@@ -52,6 +71,8 @@ export interface DocumentRecord {
   updatedAt: string;
   runId: string;
   checkpoint: ProcessingCheckpoint | null;
+  /** Absent on records written before extraction could span steps. */
+  extraction?: ExtractionCheckpoint | null;
   generation: VectorGeneration | null;
   /** A replaced generation whose vectors still have to be removed. */
   retiredGeneration: VectorGeneration | null;

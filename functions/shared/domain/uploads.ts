@@ -1,7 +1,6 @@
 import * as z from "../platform/zod.ts";
 import { unprocessable } from "./errors.ts";
-import { config } from "../platform/env.ts";
-import { describeSupportedTypes, resolveFileType } from "../extraction/file-types.ts";
+import { describeSupportedTypes, resolveFileType, uploadLimit } from "../extraction/file-types.ts";
 
 const MEDIA_TYPE = /^[A-Za-z0-9][A-Za-z0-9!#$&^_.+-]*\/[A-Za-z0-9][A-Za-z0-9!#$&^_.+-]*(\s*;.*)?$/;
 
@@ -22,14 +21,15 @@ export const uploadBatchBody = z.object({ files: z.array(uploadFile).check(z.min
  * The whole batch is checked before any URL is signed: one bad file fails the request.
  */
 export function assertUploadable(files: UploadFile[], pathPrefix: string): void {
-  const maxBytes = config.maxUploadBytes();
   files.forEach((file, index) => {
     const at = pathPrefix === "" ? "" : `${pathPrefix}.${index}.`;
-    if (!resolveFileType({ fileName: file.fileName, contentType: file.contentType })) {
+    const type = resolveFileType({ fileName: file.fileName, contentType: file.contentType });
+    if (!type) {
       throw unprocessable(`${at}contentType: ${file.contentType} (${file.fileName}) is not an accepted file type; accepted: ${describeSupportedTypes()}`);
     }
+    const maxBytes = uploadLimit(type);
     if (file.fileSize > maxBytes) {
-      throw unprocessable(`${at}fileSize: must be at most ${maxBytes} bytes`);
+      throw unprocessable(`${at}fileSize: must be at most ${maxBytes} bytes for ${type.label} files`);
     }
   });
 }

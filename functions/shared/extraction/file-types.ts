@@ -1,3 +1,4 @@
+import { config, MAX_UPLOAD_BYTES_DEFAULT } from "../platform/env.ts";
 import { DOCUMENT_FORMATS, type DocumentFormat, type DocumentFormatId } from "./registry.ts";
 
 /**
@@ -18,6 +19,10 @@ export interface FileType {
   readonly mimeAliases: readonly string[];
   /** Lowercase, with the leading dot. */
   readonly extensions: readonly string[];
+  /** The module reads page ranges, so the worker may spread a long file over several steps. */
+  readonly paged: boolean;
+  /** The format's own upload limit (before a deployment-wide MAX_UPLOAD_BYTES). */
+  readonly maxBytes: number;
 }
 
 export const SUPPORTED_FILE_TYPES: readonly FileType[] = (Object.entries(DOCUMENT_FORMATS) as [DocumentFormatId, DocumentFormat][])
@@ -28,7 +33,19 @@ export const SUPPORTED_FILE_TYPES: readonly FileType[] = (Object.entries(DOCUMEN
     mimeType: row.mimeTypes[0]!,
     mimeAliases: row.mimeTypes.slice(1),
     extensions: row.extensions,
+    paged: row.paged ?? false,
+    maxBytes: row.maxBytes ?? MAX_UPLOAD_BYTES_DEFAULT,
   }));
+
+/** The largest file of this type an upload, a job or the worker accepts. */
+export function uploadLimit(type: FileType): number {
+  return config.maxUploadBytesOverride() ?? type.maxBytes;
+}
+
+/** The largest file of any accepted type: what a FILE URL fetch may read before its type is known. */
+export function largestUploadLimit(): number {
+  return Math.max(...SUPPORTED_FILE_TYPES.map(uploadLimit));
+}
 
 const byFormat = new Map(SUPPORTED_FILE_TYPES.map((type) => [type.format, type]));
 const byMime = new Map<string, FileType>();

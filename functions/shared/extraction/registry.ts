@@ -13,8 +13,13 @@ export interface DocumentFormat {
   readonly mimeTypes: readonly string[];
   /** Lowercase, with the leading dot. */
   readonly extensions: readonly string[];
-  /** PDF and TIFF: the worker can split them into page ranges. */
+  /** The module reads page ranges (`pageRange`, `stopAtMs`): the worker spreads a long file over several steps. */
   readonly paged?: boolean;
+  /**
+   * Largest upload accepted, when the format's reader needs less memory per byte than the default
+   * assumes (MAX_UPLOAD_BYTES_DEFAULT, measured for text). Measured in bench/large-file.ts.
+   */
+  readonly maxBytes?: number;
   /**
    * Accepted for upload and ingested by the worker. A format whose module is written and tested
    * but not yet ready to take real traffic (its runtime not shipped, its limits not measured) stays
@@ -84,6 +89,9 @@ export const DOCUMENT_FORMATS = {
     mimeTypes: ["application/pdf", "application/x-pdf"],
     extensions: [".pdf"],
     paged: true,
+    // A 200 MiB PDF peaks under 1 GB in the worker: pdf.js holds the file and one page at a time,
+    // and the text it yields is a small fraction of the file (bench/large-file.ts, README "Large files").
+    maxBytes: 200 * 1024 * 1024,
     ingested: true,
     module: "pdf",
   },

@@ -24,6 +24,12 @@ export interface ExtractionOptions {
    * long document can be processed a range per worker step. Clamped to the document.
    */
   pageRange?: { first: number; last: number };
+  /**
+   * Paged formats: epoch milliseconds after which no new page is started (once at least one page
+   * is read); the pages read so far come back and `lastPage` says where to resume. Unlike
+   * `limits.deadlineMs` it is not a failure: it is how one document spreads over worker steps.
+   */
+  stopAtMs?: number;
 }
 
 export interface ExtractionLimits {
@@ -55,6 +61,8 @@ export interface ExtractedDocument {
   firstPage?: number;
   /** Sheets of a workbook, slides of a deck. */
   sections?: ExtractedSection[];
+  /** Paged formats: the last page extracted (the end of the range, or earlier at `stopAtMs`). */
+  lastPage?: number;
   /** Pages in the whole document (not only the extracted range). */
   totalPages?: number;
   /** What the reader should know about this extraction ("OCR could not run on page 3: ..."). */
@@ -63,9 +71,4 @@ export interface ExtractedDocument {
 
 export interface FormatExtractor {
   extract(bytes: Uint8Array, options: ExtractionOptions): Promise<ExtractedDocument>;
-  /**
-   * Paged formats only: the page count, cheaply, so the worker can plan page ranges before it
-   * extracts. Throws DocumentParseError for files that cannot be opened (encrypted, corrupt).
-   */
-  countPages?(bytes: Uint8Array, options: ExtractionOptions): Promise<number>;
 }

@@ -18,6 +18,7 @@ export const ENV = {
   fileUrlAllowedNetworks: "FILE_URL_ALLOWED_NETWORKS",
   maxReceiveCount: "MAX_RECEIVE_COUNT",
   ingestStepMaxChunks: "INGEST_STEP_MAX_CHUNKS",
+  ingestStepMaxPages: "INGEST_STEP_MAX_PAGES",
   vectorIndexCeiling: "VECTOR_INDEX_CEILING",
   ingestMemoryBudgetMb: "INGEST_MEMORY_BUDGET_MB",
 } as const;

@@ -3,7 +3,8 @@ import { ENV } from "./env-names.ts";
 /**
  * What one ingest worker proves it can hold (bench/large-file.ts): preparing a text document peaks
  * at up to about 25 times its size in memory (parse, chunk and stage it as strings), so 40 MiB
- * stays under the worker's 1,769 MB, heap limit and runtime included. See README "Limits".
+ * stays under the worker's 1,769 MB, heap limit and runtime included. Formats that read in less
+ * memory per byte set their own limit in the format registry. See README "Limits".
  */
 export const MAX_UPLOAD_BYTES_DEFAULT = 40 * 1024 * 1024;
 
@@ -36,7 +37,10 @@ export const config = {
   vectorBucketName: () => required(ENV.vectorBucketName),
   uploadUrlTtlSeconds: () => positiveInt(ENV.uploadUrlTtlSeconds, 3600),
   downloadUrlTtlSeconds: () => positiveInt(ENV.downloadUrlTtlSeconds, 3600),
-  maxUploadBytes: () => positiveInt(ENV.maxUploadBytes, MAX_UPLOAD_BYTES_DEFAULT),
+  /** One upload limit for every format, replacing the registry's per-format limits; unset: the registry decides. */
+  maxUploadBytesOverride: (): number | undefined => (process.env[ENV.maxUploadBytes] ? positiveInt(ENV.maxUploadBytes, 0) : undefined),
+  /** Pages of a paged file (PDF) one worker step extracts before the rest continues in a follow-up message. */
+  ingestStepMaxPages: () => positiveInt(ENV.ingestStepMaxPages, 1_000),
   /** Turns the FILE URL guard off entirely; for tests written before `fileUrlAllowedNetworks`. */
   allowPrivateFileUrls: () => process.env[ENV.allowPrivateFileUrls] === "true",
   /** Addresses or CIDR networks FILE payloads may reach although they are not public (comma-separated). */

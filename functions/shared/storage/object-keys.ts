@@ -37,6 +37,16 @@ export function stagingChunksKey(namespaceId: string, documentId: string, runId:
   return `${stagingRunPrefix(namespaceId, documentId, runId)}${attemptId}/chunks.json`;
 }
 
+/** Pages of a long paged file extracted in one step, kept until the run's last step joins them. */
+export function stagingPagesKey(namespaceId: string, documentId: string, runId: string, attemptId: string, firstPage: number): string {
+  return `${stagingRunPrefix(namespaceId, documentId, runId)}${attemptId}/pages-${firstPage}.json`;
+}
+
+/** A fetched (FILE URL) source kept for the later steps of a run that reads it a page range at a time. */
+export function stagingSourceCopyKey(namespaceId: string, documentId: string, runId: string, attemptId: string): string {
+  return `${stagingRunPrefix(namespaceId, documentId, runId)}${attemptId}/source`;
+}
+
 /** The keyword-index segments of one (namespace, tenant) partition. */
 export function keywordPartitionPrefix(namespaceId: string, tenantId: string | null): string {
   return `${namespacePrefix(namespaceId)}keyword/${tenantId === null ? "_" : `t-${tenantId}`}/`;

@@ -28,13 +28,26 @@ export async function getObjectBytes(key: string): Promise<Uint8Array | null> {
   }
 }
 
+/** The object's bytes with the ETag of exactly those bytes (a later overwrite has another). */
+export async function readObject(key: string): Promise<{ bytes: Uint8Array; etag: string } | null> {
+  try {
+    const result = await s3().send(new GetObjectCommand({ Bucket: config.bucketName(), Key: key }));
+    return { bytes: await result.Body!.transformToByteArray(), etag: result.ETag ?? "" };
+  } catch (error) {
+    if (isMissing(error)) return null;
+    throw error;
+  }
+}
+
 export async function getObjectText(key: string): Promise<string | null> {
   const bytes = await getObjectBytes(key);
   return bytes === null ? null : Buffer.from(bytes).toString("utf8");
 }
 
-export async function putObject(key: string, body: string | Uint8Array, contentType: string): Promise<void> {
-  await s3().send(new PutObjectCommand({ Bucket: config.bucketName(), Key: key, Body: body, ContentType: contentType }));
+/** Writes the object; resolves with its ETag. */
+export async function putObject(key: string, body: string | Uint8Array, contentType: string): Promise<string> {
+  const result = await s3().send(new PutObjectCommand({ Bucket: config.bucketName(), Key: key, Body: body, ContentType: contentType }));
+  return result.ETag ?? "";
 }
 
 /** Deletes keys, 1,000 per request; missing keys are not an error. */

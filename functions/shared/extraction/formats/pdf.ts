@@ -77,8 +77,9 @@ async function openPdf(bytes: Uint8Array, limits: ExtractionLimits): Promise<{ p
   polyfillTransferToFixedLength();
   const pdfjs = await getResolvedPDFJS();
   const task = pdfjs.getDocument({
-    // pdf.js may take ownership of the buffer; the caller keeps its bytes.
-    data: bytes.slice(),
+    // pdf.js may take ownership of the buffer, so it gets a copy; a plain Uint8Array, as it
+    // refuses a Node Buffer (what a fetched file arrives as), and Buffer#slice would not copy.
+    data: new Uint8Array(bytes),
     isOffscreenCanvasSupported: false,
     isImageDecoderSupported: false,
     disableFontFace: true,
@@ -93,15 +94,6 @@ async function openPdf(bytes: Uint8Array, limits: ExtractionLimits): Promise<{ p
     if (name === "PasswordException") throw new DocumentParseError("the PDF is encrypted with a password, so its text cannot be read");
     const message = error instanceof Error ? error.message : String(error);
     throw new DocumentParseError(`the PDF file is corrupt and cannot be read (${message})`);
-  }
-}
-
-async function countPages(bytes: Uint8Array, options: ExtractionOptions): Promise<number> {
-  const { pdf } = await openPdf(bytes, options.limits);
-  try {
-    return pdf.numPages;
-  } finally {
-    await pdf.loadingTask.destroy();
   }
 }
 
@@ -125,7 +117,10 @@ async function extract(bytes: Uint8Array, options: ExtractionOptions): Promise<E
     };
 
     const pages: Line[][] = [];
+    let lastRead = first - 1;
     for (let number = first; number <= last; number++) {
+      // Past the soft stop, the pages read so far are returned and the caller carries on from the next one.
+      if (pages.length > 0 && options.stopAtMs !== undefined && Date.now() >= options.stopAtMs) break;
       checkDeadline(limits, LABEL);
       const page = await readPage(pdf, number);
       try {
@@ -133,9 +128,10 @@ async function extract(bytes: Uint8Array, options: ExtractionOptions): Promise<E
       } finally {
         page.cleanup();
       }
+      lastRead = number;
     }
 
-    const edges = await runningMatter(pdf, pages, first, last, options, limits);
+    const edges = await runningMatter(pdf, pages, first, lastRead, options, limits);
     const writer = new OffsetWriter();
     const pageOffsets: number[] = [];
     pages.forEach((lines, index) => {
@@ -144,9 +140,9 @@ async function extract(bytes: Uint8Array, options: ExtractionOptions): Promise<E
     });
     const text = writer.toString();
     if (text.trim() === "" && notes.isEmpty()) {
-      notes.add(first === last ? `no text was found on page ${first}` : `no text was found on pages ${first}–${last}`);
+      notes.add(first === lastRead ? `no text was found on page ${first}` : `no text was found on pages ${first}–${lastRead}`);
     }
-    return { text, pageOffsets, firstPage: first, totalPages, notes: notes.list() };
+    return { text, pageOffsets, firstPage: first, lastPage: lastRead, totalPages, notes: notes.list() };
   } finally {
     await pdf.loadingTask.destroy();
   }
@@ -491,4 +487,4 @@ function describePages(pages: readonly number[]): string {
   return spans.join(", ");
 }
 
-export const extractor: FormatExtractor = { extract, countPages };
+export const extractor: FormatExtractor = { extract };

@@ -1,5 +1,5 @@
 import { invalidRequest } from "../../domain/errors.ts";
-import { config } from "../../platform/env.ts";
+import { largestUploadLimit, resolveFileType, uploadLimit } from "../../extraction/file-types.ts";
 import { nowIso } from "../../platform/time.ts";
 import { insertJobWithPayload, removeJobWithPayload } from "./stored-payloads.ts";
 import { type CreateIngestJobInput, type IngestJobRecord, type IngestPayload, normalisePayload, payloadItems } from "../../domain/ingest-job.ts";
@@ -64,5 +64,8 @@ async function assertManagedFile(namespaceId: string, key: string, at: string): 
   }
   const head = await headObject(key);
   if (!head) throw invalidRequest(`${at}.key: file not found; upload it with the presigned URL first`);
-  if (head.size > config.maxUploadBytes()) throw invalidRequest(`${at}.key: the file is larger than ${config.maxUploadBytes()} bytes`);
+  // The worker judges the type again with the document's name; here the upload's own name decides.
+  const type = resolveFileType({ fileName: key, contentType: head.contentType });
+  const maxBytes = type ? uploadLimit(type) : largestUploadLimit();
+  if (head.size > maxBytes) throw invalidRequest(`${at}.key: the file is larger than ${maxBytes} bytes`);
 }

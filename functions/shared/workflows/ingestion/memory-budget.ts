@@ -1,6 +1,6 @@
 import type { DocumentRecord } from "../../domain/document.ts";
 import { WeightedSemaphore } from "../../platform/concurrency.ts";
-import { config } from "../../platform/env.ts";
+import { config, MAX_UPLOAD_BYTES_DEFAULT } from "../../platform/env.ts";
 import { headObject } from "../../storage/objects.ts";
 
 /**
@@ -36,6 +36,7 @@ export async function memoryNeed(document: DocumentRecord): Promise<number> {
     return (stored?.size ?? 0) * PREPARATION_MEMORY_PER_BYTE;
   }
   if (source.type === "MANAGED_FILE") return ((await headObject(source.key))?.size ?? 0) * PREPARATION_MEMORY_PER_BYTE;
-  // A public URL's size is known only once fetched; the fetch refuses more than the upload limit.
-  return config.maxUploadBytes() * PREPARATION_MEMORY_PER_BYTE;
+  // A public URL's size is known only once fetched. Reserved as for the largest text file: a PDF
+  // may be larger (its own limit) but needs far less memory per byte (bench/large-file.ts).
+  return (config.maxUploadBytesOverride() ?? MAX_UPLOAD_BYTES_DEFAULT) * PREPARATION_MEMORY_PER_BYTE;
 }

@@ -7,7 +7,7 @@ import { documentSource } from "./stored-payloads.ts";
 import { getIngestJob } from "../../db/ingest-jobs.ts";
 import { getNamespace } from "../../db/namespaces.ts";
 import { transition } from "../../db/transitions.ts";
-import type { DocumentRecord, ProcessingCheckpoint, VectorGeneration } from "../../domain/document.ts";
+import type { DocumentRecord, ExtractionCheckpoint, ProcessingCheckpoint, VectorGeneration } from "../../domain/document.ts";
 import { DEFAULT_CHUNK_SIZE, type IngestConfig, mergeConfigs } from "../../domain/ingest-config.ts";
 import type { NamespaceRecord } from "../../domain/namespace.ts";
 import { DELETION_STATUSES, FINAL_STATUSES, QUEUED_STATUSES } from "../../domain/statuses.ts";
@@ -16,7 +16,8 @@ import { chunkText } from "../../text/chunker.ts";
 import { DocumentParseError } from "../../extraction/text-formats.ts";
 import { enqueue } from "../../queue/send.ts";
 import { deleteObjects, getObjectBytes, getObjectText, headObject, putObject } from "../../storage/objects.ts";
-import { chunksKey, stagingChunksKey } from "../../storage/object-keys.ts";
+import { chunksKey, stagingChunksKey, stagingPagesKey } from "../../storage/object-keys.ts";
+import type { ExtractedDocument } from "../../extraction/types.ts";
 import { buildSegment, writeSegment } from "../../keyword-index/bm25.ts";
 import { vectorStore } from "../../vector-store/index.ts";
 import { chunkId, parseVectorKey, type ChunksFile, vectorKey } from "../../domain/chunks.ts";
@@ -32,6 +33,9 @@ import { afterSettled, finishCleanUpOfSettled, failDocument } from "./settlement
 
 /** Stop starting new batches when less than this is left of the invocation. */
 const SAFETY_MARGIN_MS = 60_000;
+
+/** Time a step keeps, after its last page, to join the extracted pages, chunk them and stage the result. */
+const JOIN_AND_CHUNK_MS = 30_000;
 
 /** How long a delivery that steps aside waits before its copy checks that the work got done. */
 const STEP_ASIDE_DELAY_SECONDS = 60;
@@ -62,7 +66,7 @@ export async function processDocument(documentId: string, runId: string, budget:
   }
   try {
     if (QUEUED_STATUSES.includes(document.status)) {
-      if (!(await transition(documentTarget(document), { to: "PRE_PROCESSING", from: QUEUED_STATUSES, runId, set: { preProcessingAt: nowIso() } }))) {
+      if (!(await transition(documentTarget(document), { to: "PRE_PROCESSING", from: QUEUED_STATUSES, runId, set: { preProcessingAt: nowIso(), extraction: null } }))) {
         return stepAside(document);
       }
       document = (await getDocument(documentId))!;
@@ -71,6 +75,7 @@ export async function processDocument(documentId: string, runId: string, budget:
     let chunksFile: ChunksFile;
     if (document.status === "PRE_PROCESSING") {
       const prepared = await prepareChunks(document, settings, budget);
+      if (prepared === "continue") return enqueue("ingest", { kind: "document", documentId, runId });
       if (!prepared) return stepAside(document);
       chunksFile = prepared;
       document = await getDocument(documentId);
@@ -124,10 +129,16 @@ async function stepAside(document: DocumentRecord): Promise<void> {
   await enqueue("ingest", { kind: "document", documentId: document.id, runId: document.runId }, STEP_ASIDE_DELAY_SECONDS);
 }
 
-/** Parses and chunks the source, stages the result and moves to PROCESSING; null when another delivery got there first. */
-async function prepareChunks(document: DocumentRecord, settings: IngestConfig, budget: StepBudget): Promise<ChunksFile | null> {
-  // Extraction must leave the step time to stage its result; a file that needs more fails.
-  const { extracted, properties } = await readSource(document, settings, Date.now() + budget.remainingMs() - SAFETY_MARGIN_MS);
+/**
+ * Parses and chunks the source, stages the result and moves to PROCESSING; `continue` when a long
+ * paged file has more pages to read in the next step; null when another delivery got there first.
+ */
+async function prepareChunks(document: DocumentRecord, settings: IngestConfig, budget: StepBudget): Promise<ChunksFile | "continue" | null> {
+  // Extraction must leave the step time to stage its result; a file (or one page) that needs more fails.
+  const deadlineMs = Date.now() + budget.remainingMs() - SAFETY_MARGIN_MS;
+  const read = await readSource(document, settings, { deadlineMs, stopAtMs: deadlineMs - JOIN_AND_CHUNK_MS });
+  if (read.kind === "partial") return (await saveExtractedPages(document, read.part, read.checkpoint)) ? "continue" : null;
+  const { extracted, properties } = read;
   const chunkSize = Math.min(settings.chunkSize ?? DEFAULT_CHUNK_SIZE, settings.maxChunkSize ?? Number.POSITIVE_INFINITY);
   // A chunk of whitespace alone (a long run of spaces the chunker could not join to text) has
   // nothing to find and nothing to embed: a provider would return a zero vector, which S3 Vectors
@@ -176,12 +187,38 @@ async function prepareChunks(document: DocumentRecord, settings: IngestConfig, b
     to: "PROCESSING",
     from: ["PRE_PROCESSING"],
     runId: document.runId,
-    set: { processingAt: nowIso(), properties, checkpoint },
+    set: { processingAt: nowIso(), properties, checkpoint, extraction: null },
   });
   if (moved) return chunksFile;
   // Another delivery staged its own file and moved first; it carries on with that one.
   await deleteObjects([stagingKey]);
   return null;
+}
+
+/**
+ * Stages the pages one step read and moves the extraction checkpoint past them, conditional on no
+ * other delivery having moved it first (its pages are then the ones kept; ours are dropped).
+ */
+async function saveExtractedPages(document: DocumentRecord, part: ExtractedDocument, checkpoint: ExtractionCheckpoint): Promise<boolean> {
+  const key = stagingPagesKey(document.namespaceId, document.id, document.runId, randomUUID(), part.firstPage ?? 1);
+  await putObject(key, JSON.stringify(part), "application/json");
+  const previous = document.extraction?.runId === document.runId ? document.extraction : null;
+  const moved = await transition(documentTarget(document), {
+    to: "PRE_PROCESSING",
+    from: ["PRE_PROCESSING"],
+    runId: document.runId,
+    set: { extraction: { ...checkpoint, parts: [...checkpoint.parts, key] } },
+    ...(previous
+      ? { condition: "extraction.nextPage = :seenPage", values: { ":seenPage": previous.nextPage } }
+      : { condition: "attribute_not_exists(extraction) OR attribute_type(extraction, :nullType) OR extraction.runId <> :runId", values: { ":nullType": "NULL" } }),
+  });
+  await faultPoint("document:pages-staged");
+  if (!moved) {
+    // A copy of a fetched file made by this step is ours to remove as well; an upload never is.
+    const copiedSource = !previous && document.source.type === "FILE";
+    await deleteObjects(copiedSource ? [key, checkpoint.sourceKey] : [key]);
+  }
+  return moved !== null;
 }
 
 /**
