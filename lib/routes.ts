@@ -11,7 +11,8 @@ export type { QueueName };
 
 /** Least privilege, per function. */
 export interface FunctionAccess {
-  table: "read" | "readWrite";
+  /** Absent: the function touches no table (the docs functions). */
+  table?: "read" | "readWrite";
   /** Reads the whole table (the reconciler's inventory); everything else reads by key and index. */
   tableScan?: boolean;
   /** `put` signs upload URLs; `read` signs download URLs and reads objects; `readWrite` also deletes. */
@@ -30,6 +31,8 @@ export interface HttpFunctionDefinition {
   entry: string;
   routes: { method: HttpMethod; path: string }[];
   access: FunctionAccess;
+  /** Served without the authorizer or a usage key: the OpenAPI document and its reference page. */
+  public?: boolean;
   memoryMb?: number;
   timeoutSeconds?: number;
 }
@@ -175,6 +178,20 @@ export const HTTP_FUNCTIONS: HttpFunctionDefinition[] = [
     entry: "functions/http/search/search.ts",
     routes: [{ method: "POST", path: `${NAMESPACE}/search` }],
     access: { table: "read", bucket: "read", vectors: ["query"], embeds: true },
+  },
+  {
+    id: "OpenApiDocument",
+    entry: "functions/http/docs/openapi.ts",
+    routes: [{ method: "GET", path: "/openapi.json" }],
+    access: {},
+    public: true,
+  },
+  {
+    id: "ApiReference",
+    entry: "functions/http/docs/reference.ts",
+    routes: [{ method: "GET", path: "/docs" }],
+    access: {},
+    public: true,
   },
 ];
 

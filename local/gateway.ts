@@ -27,6 +27,19 @@ export interface GatewayOptions {
   rateLimit: { ratePerSecond: number; burst: number };
   /** How long the authorizer's answer for a token is reused (0: not at all); by default the dev stage's. */
   authorizerCacheTtlSeconds?: number;
+  /** Told of every request and the response it got (tests check each against the OpenAPI document). */
+  onExchange?: (exchange: Exchange) => void;
+}
+
+export interface Exchange {
+  method: string;
+  /** The request target as sent: path and query, still percent-encoded. */
+  url: string;
+  requestHeaders: IncomingMessage["headers"];
+  requestBody: string;
+  status: number;
+  responseHeaders: Record<string, unknown>;
+  responseBody: string;
 }
 
 export interface LocalGateway {
@@ -93,6 +106,7 @@ export async function startGateway(options: GatewayOptions): Promise<LocalGatewa
     authorizerCache: new AuthorizerCache(options.authorizerCacheTtlSeconds ?? AUTHORIZER_CACHE_TTL_SECONDS.dev),
   };
   const server: Server = createServer((req, res) => {
+    if (options.onExchange) observe(req, res, options.onExchange);
     handle(req, res, state).catch((error: unknown) => {
       console.error("local gateway failure", error);
       sendGatewayError(res, GATEWAY_ERRORS.internal);
@@ -128,6 +142,7 @@ async function handle(req: IncomingMessage, res: ServerResponse, state: GatewayS
   if (hasDotSegment(target.path)) return sendGatewayError(res, GATEWAY_ERRORS.dotSegment);
   const match = matchRoute(method, target.path);
   if (!match) return sendGatewayError(res, GATEWAY_ERRORS.routeNotFound);
+  if (match.route.fn.public) return respond(res, await readBody(req), req, target, method, match, {});
 
   const authorizationToken = headerOf(req, "authorization");
   if (!authorizationToken) return sendGatewayError(res, GATEWAY_ERRORS.unauthorized);
@@ -149,10 +164,21 @@ async function handle(req: IncomingMessage, res: ServerResponse, state: GatewayS
   const retryAfter = state.buckets.take(organizationKey);
   if (retryAfter > 0) return sendGatewayError(res, GATEWAY_ERRORS.throttled, { "retry-after": String(retryAfter) });
 
-  const body = await readBody(req);
-  if (body === null) return sendGatewayError(res, GATEWAY_ERRORS.payloadTooLarge);
+  return respond(res, await readBody(req), req, target, method, match, { ...authorization.context, principalId: authorization.principalId });
+}
 
-  const event = proxyEvent(req, target, method, match, body, { ...authorization.context, principalId: authorization.principalId });
+/** Invokes the route's handler with the proxy event API Gateway would send, and writes its answer. */
+async function respond(
+  res: ServerResponse,
+  body: string | null,
+  req: IncomingMessage,
+  target: RequestTarget,
+  method: string,
+  match: { route: Route; pathParameters: Record<string, string> },
+  authorizer: Record<string, unknown>,
+): Promise<void> {
+  if (body === null) return sendGatewayError(res, GATEWAY_ERRORS.payloadTooLarge);
+  const event = proxyEvent(req, target, method, match, body, authorizer);
   // Lambda counts the event as API Gateway serializes it, not the body.
   if (Buffer.byteLength(JSON.stringify(event)) > MAX_LAMBDA_EVENT_BYTES) return sendGatewayError(res, GATEWAY_ERRORS.payloadTooLarge);
   const handler = await loadHandler<ProxyHandler>(match.route.fn.entry);
@@ -238,6 +264,9 @@ function headerOf(req: IncomingMessage, name: string): string | undefined {
 }
 
 /** The body as text, or null when it exceeds API Gateway's 10 MB limit. */
+/** Request bodies as read, for the exchange observer. */
+const requestBodies = new WeakMap<IncomingMessage, string>();
+
 async function readBody(req: IncomingMessage): Promise<string | null> {
   const chunks: Buffer[] = [];
   let size = 0;
@@ -246,7 +275,46 @@ async function readBody(req: IncomingMessage): Promise<string | null> {
     if (size > MAX_REQUEST_BODY_BYTES) return null;
     chunks.push(chunk as Buffer);
   }
-  return Buffer.concat(chunks).toString("utf8");
+  const body = Buffer.concat(chunks).toString("utf8");
+  requestBodies.set(req, body);
+  return body;
+}
+
+/** Records what the response writes, and reports the whole exchange once it is sent. */
+function observe(req: IncomingMessage, res: ServerResponse, onExchange: (exchange: Exchange) => void): void {
+  const chunks: Buffer[] = [];
+  const keep = (chunk: unknown) => {
+    if (typeof chunk === "string" || chunk instanceof Uint8Array) chunks.push(Buffer.from(chunk));
+  };
+  // Headers given to writeHead never reach getHeaders(); they are kept as they pass.
+  const written: Record<string, unknown> = {};
+  const writeHead = res.writeHead.bind(res) as (...args: unknown[]) => ServerResponse;
+  res.writeHead = ((...args: unknown[]) => {
+    const headers = args.find((arg) => typeof arg === "object" && arg !== null);
+    if (headers && !Array.isArray(headers)) for (const [name, value] of Object.entries(headers)) written[name.toLowerCase()] = value;
+    return writeHead(...args);
+  }) as ServerResponse["writeHead"];
+  const write = res.write.bind(res) as (...args: unknown[]) => boolean;
+  const end = res.end.bind(res) as (...args: unknown[]) => ServerResponse;
+  res.write = ((chunk: unknown, ...rest: unknown[]) => {
+    keep(chunk);
+    return write(chunk, ...rest);
+  }) as ServerResponse["write"];
+  res.end = ((chunk?: unknown, ...rest: unknown[]) => {
+    keep(chunk);
+    return end(chunk, ...rest);
+  }) as ServerResponse["end"];
+  res.on("finish", () =>
+    onExchange({
+      method: (req.method ?? "GET").toUpperCase(),
+      url: req.url ?? "",
+      requestHeaders: req.headers,
+      requestBody: requestBodies.get(req) ?? "",
+      status: res.statusCode,
+      responseHeaders: { ...res.getHeaders(), ...written },
+      responseBody: Buffer.concat(chunks).toString("utf8"),
+    }),
+  );
 }
 
 function proxyEvent(

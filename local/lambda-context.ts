@@ -79,5 +79,15 @@ function concurrentInvokeStore(): ConcurrentInvokeStore {
  */
 export function invokeLocally<T>(functionName: string, timeoutSeconds: number, run: (context: Context) => Promise<T>): Promise<T> {
   const context = lambdaContext(functionName, timeoutSeconds);
-  return concurrentInvokeStore().run({ [InvokeStoreBase.PROTECTED_KEYS.REQUEST_ID]: context.awsRequestId }, () => run(context));
+  return concurrentInvokeStore().run(
+    { [InvokeStoreBase.PROTECTED_KEYS.REQUEST_ID]: context.awsRequestId, [FUNCTION_NAME]: functionName },
+    () => run(context),
+  );
+}
+
+const FUNCTION_NAME = Symbol("local function name");
+
+/** The function whose invocation is running here, if any (the tests attribute SDK calls with it). */
+export function currentLocalFunction(): string | undefined {
+  return store?.get<string>(FUNCTION_NAME);
 }

@@ -7,7 +7,7 @@ import { ENV } from "../functions/shared/platform/env-names.ts";
 import { QUEUES, WORKERS } from "../lib/workers.ts";
 import { startDynamoDbLocal } from "./dynamodb-local.ts";
 import { type Emulator, startEmulator } from "./emulator.ts";
-import { startGateway } from "./gateway.ts";
+import { type GatewayOptions, startGateway } from "./gateway.ts";
 import { createResources, type LocalResources } from "./resources.ts";
 import { startS3Gateway } from "./s3-gateway.ts";
 import { type Poller, startPoller } from "./sqs-poller.ts";
@@ -38,6 +38,8 @@ export interface LocalStackOptions {
   authorizerCacheTtlSeconds?: number;
   /** Extra environment for the functions. */
   env?: Record<string, string>;
+  /** Told of every request through the gateway and its response (the integration suite's contract check). */
+  onExchange?: GatewayOptions["onExchange"];
 }
 
 export interface LocalStack {
@@ -139,6 +141,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       port: options.port ?? 0,
       rateLimit: options.rateLimit ?? { ratePerSecond: 100, burst: 200 },
       authorizerCacheTtlSeconds: options.authorizerCacheTtlSeconds,
+      onExchange: options.onExchange,
     });
     stops.push(gateway.close);
 

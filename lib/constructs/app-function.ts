@@ -164,13 +164,15 @@ export class AppFunction extends Construct {
 
     // The data layer's own action list rather than CDK's read/write grants, which add Scan and
     // batch writes the service never sends.
-    table.grant(this.fn, ...DYNAMODB_IAM_ACTIONS[access.table], ...(access.tableScan ? DYNAMODB_IAM_ACTIONS.scan : []));
-    this.addEnvironment(ENV.tableName, table.tableName);
-    acknowledgeWildcardResource(
-      this,
-      `${table.tableArn}/index/*`,
-      "List queries run on the table's global secondary indexes (table-schema.ts); the grant covers the indexes of this one table only.",
-    );
+    if (access.table) {
+      table.grant(this.fn, ...DYNAMODB_IAM_ACTIONS[access.table], ...(access.tableScan ? DYNAMODB_IAM_ACTIONS.scan : []));
+      this.addEnvironment(ENV.tableName, table.tableName);
+      acknowledgeWildcardResource(
+        this,
+        `${table.tableArn}/index/*`,
+        "List queries run on the table's global secondary indexes (table-schema.ts); the grant covers the indexes of this one table only.",
+      );
+    }
 
     if (access.bucket) {
       if (access.bucket === "read") bucket.grantRead(this.fn);

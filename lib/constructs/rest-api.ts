@@ -130,11 +130,18 @@ export class ServiceApi extends Construct {
 
     for (const route of props.routes) {
       const resource = this.api.root.resourceForPath(route.path);
-      resource.addMethod(
+      const method = resource.addMethod(
         route.method,
         // Console test invocations would need a second, stage-less invoke permission per method.
         new LambdaIntegration(props.functionFor(route.fn), { allowTestInvoke: false }),
+        route.fn.public ? { authorizationType: AuthorizationType.NONE, apiKeyRequired: false } : undefined,
       );
+      if (route.fn.public) {
+        Validations.of(method).acknowledge(
+          { id: "AwsSolutions-APIG4", reason: "The published API contract (OpenAPI document and its reference page) is public by design: it holds no data." },
+          { id: "AwsSolutions-COG4", reason: "The published API contract is public by design; no user identity applies." },
+        );
+      }
     }
 
     for (const { type, error, headers = {} } of GATEWAY_RESPONSES) {

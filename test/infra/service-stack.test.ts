@@ -116,7 +116,7 @@ describe("API routes", () => {
     dev().template.resourceCountIs("AWS::ApiGateway::Method", ROUTES.length);
   });
 
-  it("puts every route behind the TOKEN authorizer with an API key required, proxied to its entry's function", () => {
+  it("puts every route but the public contract behind the TOKEN authorizer with an API key required, proxied to its entry's function", () => {
     const { template, stack } = dev();
     const paths = resourcePaths(template);
     const methods = Object.values(template.findResources("AWS::ApiGateway::Method"));
@@ -128,12 +128,17 @@ describe("API routes", () => {
           candidate.Properties.HttpMethod === route.method && paths.get(candidate.Properties.ResourceId.Ref) === route.path,
       );
       expect(method, `${route.method} ${route.path}`).toBeDefined();
-      expect(method!.Properties).toMatchObject({
-        AuthorizationType: "CUSTOM",
-        AuthorizerId: { Ref: authorizerId },
-        ApiKeyRequired: true,
-        Integration: { Type: "AWS_PROXY", IntegrationHttpMethod: "POST" },
-      });
+      expect(method!.Properties).toMatchObject(
+        route.fn.public
+          ? { AuthorizationType: "NONE", ApiKeyRequired: false, Integration: { Type: "AWS_PROXY", IntegrationHttpMethod: "POST" } }
+          : {
+              AuthorizationType: "CUSTOM",
+              AuthorizerId: { Ref: authorizerId },
+              ApiKeyRequired: true,
+              Integration: { Type: "AWS_PROXY", IntegrationHttpMethod: "POST" },
+            },
+      );
+      if (route.fn.public) expect(method!.Properties.AuthorizerId).toBeUndefined();
       const functionId = logicalId(stack, stack.functions.get(route.fn.id)!.fn);
       expect(JSON.stringify(method!.Properties.Integration.Uri)).toContain(JSON.stringify(getAtt(functionId)));
     }
@@ -273,18 +278,21 @@ describe("functions", () => {
     }
   });
 
-  it("gives every function the service environment", () => {
+  it("gives every function the service environment, and the table's name to those that use it", () => {
     const built = dev();
     const tableId = logicalId(built.stack, built.stack.work.resources.table);
+    const usesTable = new Set([...HTTP_FUNCTIONS, ...WORKERS, ...SCHEDULED_FUNCTIONS].filter((definition) => definition.access.table).map((definition) => definition.id));
     for (const { id, fn } of subjects(built.stack)) {
-      expect(environmentOf(built, fn), id).toMatchObject({
+      const environment = environmentOf(built, fn);
+      expect(environment, id).toMatchObject({
         NODE_OPTIONS: expect.stringMatching(/^--enable-source-maps( --max-old-space-size=\d+)?$/),
         POWERTOOLS_SERVICE_NAME: "knowledge-ingestion-service",
         POWERTOOLS_LOG_LEVEL: "INFO",
         [ENV.stage]: "dev",
         [ENV.defaultEmbeddingProvider]: "BEDROCK",
-        [ENV.tableName]: { Ref: tableId },
       });
+      if (usesTable.has(id) || id === "Authorizer") expect(environment[ENV.tableName], id).toEqual({ Ref: tableId });
+      else expect(environment[ENV.tableName], id).toBeUndefined();
     }
   });
 

@@ -1,4 +1,9 @@
-import { afterAll, beforeAll, inject } from "vitest";
+import { afterAll, afterEach, beforeAll, inject } from "vitest";
+import { ContractChecker } from "./contract.ts";
+import { type GrantsByFunction, isGranted, needsOf } from "./iam.ts";
+import type { SdkCall } from "../../functions/shared/platform/sdk-observer.ts";
+import { setSdkCallObserver } from "../../functions/shared/platform/sdk-observer.ts";
+import { currentLocalFunction } from "../../local/lambda-context.ts";
 import { ensureOrganization, issueApiKey } from "../../functions/shared/db/organizations.ts";
 import { type LocalStack, type LocalStackOptions, startLocalStack } from "../../local/stack.ts";
 
@@ -25,17 +30,36 @@ export interface TestApi {
  */
 export function useLocalStack(options: LocalStackOptions = {}): TestApi {
   let stack: LocalStack | undefined;
+  // Every exchange through the gateway is checked against the committed OpenAPI document; what
+  // disagrees fails the test that sent it.
+  const contract = new ContractChecker();
+  const breaches: string[] = [];
+  // Every AWS call a function makes must be allowed by its synthesized IAM policy; a call it is
+  // not allowed fails the file (the call would be AccessDenied in AWS).
+  const calls: { functionName: string; call: SdkCall }[] = [];
   beforeAll(async () => {
+    setSdkCallObserver((call) => {
+      const functionName = currentLocalFunction();
+      if (functionName) calls.push({ functionName, call });
+    });
     stack = await startLocalStack({
       dynamoEndpoint: inject("dynamoEndpoint"),
       emulatorEndpoint: inject("emulatorEndpoint"),
       rateLimit: { ratePerSecond: 10_000, burst: 10_000 },
       visibilityTimeoutSeconds: 2,
+      onExchange: (exchange) => breaches.push(...contract.check(exchange)),
       ...options,
     });
   });
+  afterEach(() => {
+    const found = breaches.splice(0);
+    if (found.length > 0) throw new Error(`the API broke its OpenAPI contract (functions/http/docs/openapi.json):\n${found.join("\n")}`);
+  });
   afterAll(async () => {
+    setSdkCallObserver(null);
     await stack?.stop();
+    const denied = stack ? deniedCalls(calls.splice(0), inject("iamGrants"), stack) : [];
+    if (denied.length > 0) throw new Error(`calls the synthesized IAM policies do not allow (AccessDenied in AWS):\n${denied.join("\n")}`);
   });
   let counter = 0;
   return {
@@ -69,4 +93,25 @@ export function useLocalStack(options: LocalStackOptions = {}): TestApi {
       return { status: response.status, headers: response.headers, body: parsed as any };
     },
   };
+}
+
+/** One line per (function, action, resource) that the function's policy does not allow. */
+function deniedCalls(calls: { functionName: string; call: SdkCall }[], grants: GrantsByFunction, stack: LocalStack): string[] {
+  const names = {
+    tableName: stack.resources.tableName,
+    bucketName: stack.resources.bucketName,
+    queueUrls: { ingest: stack.resources.queues.ingest.url, delete: stack.resources.queues.delete.url },
+  };
+  const denied = new Set<string>();
+  for (const { functionName, call } of calls) {
+    const functionGrants = grants[functionName];
+    if (!functionGrants) {
+      denied.add(`${functionName}: not a function of the synthesized stack`);
+      continue;
+    }
+    for (const need of needsOf(call, names)) {
+      if (!isGranted(functionGrants, need)) denied.add(`${functionName}: ${need.action} on ${need.resource} (${call.client} ${call.command})`);
+    }
+  }
+  return [...denied];
 }

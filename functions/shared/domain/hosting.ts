@@ -79,14 +79,12 @@ const allowedEmail = z.pipe(
   ),
 );
 
-const allowedEmailDomain = z
-  .string()
-  .check(
-    z.trim(),
-    z.toLowerCase(),
-    z.maxLength(HOSTING_LIMITS.domainLength),
-    z.regex(/^([a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}$/, "must be a domain name"),
-  );
+// Normalised first, then checked: the published contract then describes what callers may send
+// (any case, surrounding spaces), not the normalised form.
+const allowedEmailDomain = z.pipe(
+  z.string().check(z.trim(), z.toLowerCase(), z.maxLength(HOSTING_LIMITS.domainLength)),
+  z.string().check(z.regex(/^([a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}$/, "must be a domain name")),
+);
 
 export const updateHostingBody = z.object({
   title: z.optional(z.string().check(z.trim(), z.minLength(1), z.maxLength(HOSTING_LIMITS.title))),

@@ -20,6 +20,8 @@ export interface Reply {
   data: unknown;
   extra?: Record<string, unknown>;
   headers?: Record<string, string>;
+  /** A body sent as is instead of the success envelope (the OpenAPI document, the reference page); `headers` name its type. */
+  raw?: string;
 }
 
 export const ok = (data: unknown, extra?: Record<string, unknown>): Reply => ({ status: 200, data, extra });
@@ -42,6 +44,8 @@ export interface HandlerSpec<P extends Schema | undefined, Q extends Schema | un
    * `active` refuses a namespace that is being deleted (409), `any` accepts it.
    */
   namespace?: NamespaceAccess;
+  /** Served without the authorizer (the OpenAPI document and reference page): no organization is known. */
+  public?: boolean;
 }
 
 export interface HttpRequest<P, Q, B> {
@@ -70,7 +74,7 @@ export function httpHandler<
   B extends Schema | undefined = undefined,
 >(spec: HandlerSpec<P, Q, B>, fn: (request: HttpRequest<Out<P>, Out<Q>, Out<B>>) => Promise<Reply>) {
   const core = async (event: APIGatewayProxyEvent, context: Context): Promise<APIGatewayProxyResult> => {
-    const auth = readAuthContext(event);
+    const auth = spec.public ? { organizationId: "", keyId: "" } : readAuthContext(event);
     const path = spec.path ? parseWith(spec.path, event.pathParameters ?? {}, "bad_request") : undefined;
     const tenantId = spec.tenant ? readTenant(event) : null;
     const namespace = spec.namespace
@@ -92,10 +96,12 @@ export function httpHandler<
     return {
       statusCode: reply.status,
       headers: { "content-type": JSON_CONTENT_TYPE, "cache-control": "no-store", ...reply.headers },
-      body: JSON.stringify({ success: true, data: reply.data, ...reply.extra }),
+      body: reply.raw ?? JSON.stringify({ success: true, data: reply.data, ...reply.extra }),
     };
   };
-  return middy(core).use(injectLambdaContext(logger, { resetKeys: true })).use(errorEnvelopeMiddleware());
+  const handler = middy(core).use(injectLambdaContext(logger, { resetKeys: true })).use(errorEnvelopeMiddleware());
+  // The request schemas travel with the handler: the OpenAPI document (lib/openapi/) reads them from here.
+  return Object.assign(handler, { contract: spec as HandlerSpec<Schema | undefined, Schema | undefined, Schema | undefined> });
 }
 
 /** Maps anything a handler throws to the envelope; unexpected errors are logged and hidden. */

@@ -3,6 +3,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import type { PutInputVector, S3VectorsClient } from "@aws-sdk/client-s3vectors";
 import { config } from "../platform/env.ts";
 import { logger } from "../platform/logger.ts";
+import { observed } from "../platform/sdk-observer.ts";
 import { toS3VectorsFilter } from "./s3-vectors-filter.ts";
 import { clampTopK, type VectorMatch, type VectorQueryOptions, type VectorRecord, type VectorStore } from "./types.ts";
 import { type VectorPartition } from "../domain/partitions.ts";
@@ -143,7 +144,7 @@ export class S3VectorsStore implements VectorStore {
   /** The SDK and the client, loading the one and creating the other on first use. */
   private async connect(): Promise<{ sdk: S3VectorsSdk; client: S3VectorsClient }> {
     const sdk = await loadS3VectorsSdk();
-    this.client ??= new sdk.S3VectorsClient({});
+    this.client ??= observed(new sdk.S3VectorsClient({}));
     return { sdk, client: this.client };
   }
 

@@ -1,5 +1,6 @@
 import type { BedrockRuntimeClient } from "@aws-sdk/client-bedrock-runtime";
 import { type EmbedderOptions, type EmbeddingConfigOf, embeddingDimension } from "../registry.ts";
+import { observed } from "../../platform/sdk-observer.ts";
 import { EmbeddingError, type Embedder, estimateTokens, normalizeInPlace } from "../types.ts";
 
 /**
@@ -38,11 +39,15 @@ const TITAN = "amazon.titan-embed-text-v2:0";
 // Bedrock refuses Cohere texts above this many characters even with truncation on, so longer chunks
 // are cut here; the model's 512-token window would drop the rest anyway.
 const COHERE_MAX_CHARS = 2048;
+// Titan Text Embeddings V2 takes at most 50,000 characters (and 8,192 tokens, which it truncates
+// itself); longer input is a ValidationException. The service's chunks and queries are far shorter,
+// but the embedder is also the one place that knows the model, so it keeps the request valid.
+const TITAN_MAX_CHARS = 50_000;
 
 let sharedClient: BedrockRuntimeClient | undefined;
 function defaultClient(sdk: BedrockSdk): BedrockRuntimeClient {
   // Five attempts with the SDK's standard backoff rides out the throttling bursts of bulk ingestion.
-  sharedClient ??= new sdk.BedrockRuntimeClient({ maxAttempts: 5 });
+  sharedClient ??= observed(new sdk.BedrockRuntimeClient({ maxAttempts: 5 }));
   return sharedClient;
 }
 
@@ -171,7 +176,7 @@ class TitanEmbedder extends BedrockEmbedder {
   private async embedOne(text: string): Promise<{ vector: Float32Array; tokens: number }> {
     // Titan refuses empty input; a blank text has nothing to match, so it gets the zero vector.
     if (text.trim() === "") return { vector: new Float32Array(this.dimension), tokens: 0 };
-    const body = (await this.invoke({ inputText: text, dimensions: this.dimension, normalize: true })) as {
+    const body = (await this.invoke({ inputText: text.slice(0, TITAN_MAX_CHARS), dimensions: this.dimension, normalize: true })) as {
       embedding?: unknown;
       inputTextTokenCount?: unknown;
     } | null;

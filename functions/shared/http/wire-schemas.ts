@@ -1,0 +1,133 @@
+import * as z from "../platform/zod.ts";
+import { EMBEDDING_PROVIDER_IDS } from "../embedding/registry.ts";
+import { ERROR_STATUS } from "./envelope.ts";
+import { ingestConfig } from "../domain/ingest-config.ts";
+import { ingestPayload } from "../domain/ingest-job.ts";
+import { VECTOR_STORE_PROVIDERS } from "../domain/namespace.ts";
+import { STATUSES } from "../domain/statuses.ts";
+
+/**
+ * What the API answers, as schemas: the response half of the published contract (the request half
+ * is the schemas the handlers validate with). Nothing at run time parses responses with these; the
+ * OpenAPI document is built from them (lib/openapi/) and the integration suite checks every real
+ * response against that document, so they cannot drift from what the handlers send.
+ */
+
+const timestamp = z.string().check(z.iso.datetime());
+const nullableTimestamp = z.nullable(timestamp);
+const status = z.enum(STATUSES);
+const count = z.nullable(z.number().check(z.int(), z.gte(0)));
+
+export const namespaceWire = z.strictObject({
+  id: z.string().check(z.regex(/^ns_/)),
+  name: z.string(),
+  slug: z.string(),
+  organizationId: z.string(),
+  createdAt: timestamp,
+  status: z.enum(["ACTIVE", "DELETING"]),
+  // Provider settings vary per provider (embedding/registry.ts); a key is always masked.
+  embeddingConfig: z.looseObject({ provider: z.enum(EMBEDDING_PROVIDER_IDS), model: z.string(), apiKey: z.optional(z.string()) }),
+  vectorStoreConfig: z.strictObject({ provider: z.enum(VECTOR_STORE_PROVIDERS) }),
+});
+
+export const ingestJobWire = z.strictObject({
+  id: z.string().check(z.regex(/^job_/)),
+  namespaceId: z.string(),
+  tenantId: z.nullable(z.string()),
+  externalId: z.nullable(z.string()),
+  name: z.nullable(z.string()),
+  status,
+  error: z.nullable(z.string()),
+  payload: ingestPayload,
+  config: z.nullable(ingestConfig),
+  createdAt: timestamp,
+  queuedAt: nullableTimestamp,
+  preProcessingAt: nullableTimestamp,
+  processingAt: nullableTimestamp,
+  completedAt: nullableTimestamp,
+  failedAt: nullableTimestamp,
+});
+
+const documentSource = z.discriminatedUnion("type", [
+  z.strictObject({ type: z.literal("TEXT"), text: z.string() }),
+  z.strictObject({ type: z.literal("MANAGED_FILE"), key: z.string() }),
+  z.strictObject({ type: z.literal("FILE"), fileUrl: z.string() }),
+]);
+
+export const documentWire = z.strictObject({
+  id: z.string().check(z.regex(/^doc_/)),
+  ingestJobId: z.string(),
+  name: z.nullable(z.string()),
+  tenantId: z.nullable(z.string()),
+  status,
+  error: z.nullable(z.string()),
+  source: documentSource,
+  properties: z.nullable(
+    z.strictObject({ fileSize: z.number().check(z.int(), z.gte(0)), mimeType: z.string(), notes: z.optional(z.array(z.string())) }),
+  ),
+  config: z.nullable(ingestConfig),
+  totalChunks: count,
+  totalTokens: count,
+  totalCharacters: count,
+  totalPages: count,
+  createdAt: timestamp,
+  queuedAt: nullableTimestamp,
+  preProcessingAt: nullableTimestamp,
+  processingAt: nullableTimestamp,
+  completedAt: nullableTimestamp,
+  failedAt: nullableTimestamp,
+});
+
+export const hostingWire = z.strictObject({
+  namespaceId: z.string(),
+  title: z.string(),
+  slug: z.string(),
+  logo: z.nullable(z.string()),
+  ogTitle: z.nullable(z.string()),
+  ogDescription: z.nullable(z.string()),
+  ogImage: z.nullable(z.string()),
+  systemPrompt: z.nullable(z.string()),
+  exampleQuestions: z.array(z.string()),
+  exampleSearchQueries: z.array(z.string()),
+  welcomeMessage: z.nullable(z.string()),
+  citationMetadataPath: z.nullable(z.string()),
+  searchEnabled: z.boolean(),
+  rerankConfig: z.strictObject({ model: z.string(), limit: z.number().check(z.int()) }),
+  llmConfig: z.strictObject({ model: z.string() }),
+  topK: z.number().check(z.int()),
+  protected: z.boolean(),
+  allowedEmails: z.array(z.string()),
+  allowedEmailDomains: z.array(z.string()),
+  createdAt: timestamp,
+  updatedAt: timestamp,
+});
+
+export const uploadTargetWire = z.strictObject({ url: z.string(), key: z.string() });
+
+export const downloadUrlWire = z.strictObject({ url: z.string() });
+
+export const reingestWire = z.strictObject({ id: z.string().check(z.regex(/^job_/)) });
+
+const metadataValue = z.union([z.string(), z.number(), z.boolean(), z.array(z.string())]);
+
+export const searchResultWire = z.strictObject({
+  id: z.string(),
+  score: z.number(),
+  text: z.string(),
+  metadata: z.optional(z.record(z.string(), metadataValue)),
+});
+
+export const paginationWire = z.strictObject({
+  nextCursor: z.nullable(z.string()),
+  prevCursor: z.nullable(z.string()),
+  hasMore: z.boolean(),
+});
+
+export const errorEnvelopeWire = z.strictObject({
+  success: z.literal(false),
+  error: z.strictObject({
+    code: z.enum(Object.keys(ERROR_STATUS) as [keyof typeof ERROR_STATUS, ...(keyof typeof ERROR_STATUS)[]]),
+    message: z.string(),
+    doc_url: z.optional(z.string()),
+  }),
+});

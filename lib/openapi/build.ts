@@ -1,0 +1,172 @@
+import { readFileSync } from "node:fs";
+import * as z from "../../functions/shared/platform/zod.ts";
+import { ERROR_STATUS, type ErrorCode } from "../../functions/shared/http/envelope.ts";
+import type { HandlerSpec } from "../../functions/shared/http/handler.ts";
+import { errorEnvelopeWire, paginationWire } from "../../functions/shared/http/wire-schemas.ts";
+import { ROUTES, type Route } from "../routes.ts";
+import { COMPONENTS, OPERATIONS, type OperationDoc } from "./operations.ts";
+
+/**
+ * The OpenAPI 3.1 document of the API, built from the route table, the request schemas each
+ * handler validates with (`handler.contract`, attached by httpHandler) and the response schemas of
+ * http/wire-schemas.ts. `npm run openapi` writes it to functions/http/docs/openapi.json, which the
+ * docs functions serve; a test fails when that file and this build differ.
+ */
+
+export type JsonSchema = Record<string, unknown>;
+export type OpenApiDocument = Record<string, unknown> & {
+  paths: Record<string, Record<string, Operation>>;
+  components: { schemas: Record<string, JsonSchema>; securitySchemes: Record<string, JsonSchema> };
+};
+interface Operation {
+  operationId: string;
+  responses: Record<string, { content?: Record<string, { schema: JsonSchema }> }>;
+  [key: string]: unknown;
+}
+
+export const OPENAPI_FILE = new URL("../../functions/http/docs/openapi.json", import.meta.url);
+
+const TENANT_HEADER = {
+  name: "x-tenant-id",
+  in: "header",
+  required: false,
+  description: "Tenant inside the namespace. Without it the request works on records that have no tenant.",
+  schema: { type: "string", pattern: "^[A-Za-z0-9]{1,64}$" },
+};
+
+const ID_PREFIXES: Record<string, string> = { namespaceId: "ns_", jobId: "job_", documentId: "doc_" };
+
+const STATUS_MEANING: Record<number, string> = {
+  400: "Malformed request: a bad path id, invalid JSON, a bad x-tenant-id header, an unknown route shape",
+  401: "Missing or invalid API key",
+  403: "The key may not use this resource (another organization's namespace)",
+  404: "No such route, namespace, job or document",
+  409: "Conflicts with the current state",
+  413: "Request too large",
+  422: "A field of the query or body is invalid (the message names it)",
+  429: "Too many requests; retry after the Retry-After seconds",
+  500: "Unexpected failure",
+};
+
+/** A zod schema as JSON Schema 2020-12 (OpenAPI 3.1's dialect): what a client sends (`input`) or receives (`output`). */
+export function jsonSchemaOf(schema: z.ZodMiniType, io: "input" | "output"): JsonSchema {
+  const { $schema: _dialect, ...rest } = z.toJSONSchema(schema, { target: "draft-2020-12", io, unrepresentable: "any" }) as JsonSchema;
+  return rest;
+}
+
+const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
+
+type AnySpec = HandlerSpec<z.ZodMiniType | undefined, z.ZodMiniType | undefined, z.ZodMiniType | undefined>;
+
+async function handlerSpec(route: Route): Promise<AnySpec> {
+  const module = (await import(new URL(`../../${route.fn.entry}`, import.meta.url).href)) as { handler?: { contract?: AnySpec } };
+  if (!module.handler?.contract) throw new Error(`${route.fn.entry} does not export a handler built with httpHandler`);
+  return module.handler.contract;
+}
+
+/** The error statuses a route can answer, from what its handler validates and what the gateway adds. */
+export function errorStatuses(spec: AnySpec, doc: OperationDoc, isPublic: boolean): number[] {
+  if (isPublic) return [400, 429, 500];
+  const statuses = new Set([400, 401, 403, 404, 413, 429, 500]);
+  if (spec.query || spec.body) statuses.add(422);
+  if (doc.conflicts || spec.namespace === "active") statuses.add(409);
+  return [...statuses].sort((a, b) => a - b);
+}
+
+function parameters(spec: AnySpec): JsonSchema[] {
+  const list: JsonSchema[] = [];
+  for (const [where, schema] of [["path", spec.path], ["query", spec.query]] as const) {
+    if (!schema) continue;
+    const json = jsonSchemaOf(schema, "input") as { properties?: Record<string, JsonSchema>; required?: string[] };
+    for (const [name, property] of Object.entries(json.properties ?? {})) {
+      const prefix = ID_PREFIXES[name];
+      list.push({
+        name,
+        in: where,
+        required: where === "path" || (json.required ?? []).includes(name),
+        ...(prefix ? { description: `starts with ${prefix}` } : {}),
+        schema: prefix ? { ...property, pattern: `^${prefix}[A-Za-z0-9_-]+$` } : property,
+      });
+    }
+  }
+  if (spec.tenant) list.push(TENANT_HEADER);
+  return list;
+}
+
+function successResponse(doc: OperationDoc): Operation["responses"][string] & { description: string } {
+  const success = doc.success;
+  if ("raw" in success) return { description: doc.summary, content: { [success.raw]: { schema: success.raw === "text/html" ? { type: "string" } : { type: "object" } } } };
+  const data = success.list ? { type: "array", items: ref(success.data) } : ref(success.data);
+  const envelope: JsonSchema = {
+    type: "object",
+    properties: { success: { const: true }, data, ...(success.paginated ? { pagination: ref("Pagination") } : {}) },
+    required: ["success", "data", ...(success.paginated ? ["pagination"] : [])],
+    additionalProperties: false,
+  };
+  return { description: doc.summary, content: { "application/json": { schema: envelope } } };
+}
+
+function operation(route: Route, spec: AnySpec, doc: OperationDoc): Operation {
+  const isPublic = route.fn.public === true;
+  const responses: Operation["responses"] = { [String(doc.success.status)]: successResponse(doc) };
+  for (const status of errorStatuses(spec, doc, isPublic)) {
+    const code = (Object.keys(ERROR_STATUS) as ErrorCode[]).find((candidate) => ERROR_STATUS[candidate] === status)!;
+    const meaning = status === 409 && doc.conflicts ? `${STATUS_MEANING[409]}: ${doc.conflicts}${spec.namespace === "active" ? "; or the namespace is being deleted" : ""}` : STATUS_MEANING[status];
+    responses[String(status)] = {
+      description: `${meaning} (\`${code}\`)`,
+      content: { "application/json": { schema: ref("Error") } },
+    } as Operation["responses"][string];
+  }
+  const params = parameters(spec);
+  return {
+    operationId: doc.operationId,
+    summary: doc.summary,
+    ...(doc.description ? { description: doc.description } : {}),
+    tags: [doc.tag],
+    ...(isPublic ? { security: [] } : {}),
+    ...(params.length > 0 ? { parameters: params } : {}),
+    ...(spec.body ? { requestBody: { required: true, content: { "application/json": { schema: jsonSchemaOf(spec.body, "input") } } } } : {}),
+    responses,
+  };
+}
+
+export async function buildOpenApiDocument(): Promise<OpenApiDocument> {
+  const packageJson = JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as { version: string; description: string };
+  const paths: OpenApiDocument["paths"] = {};
+  const documented = new Set<string>();
+  for (const route of ROUTES) {
+    const key = `${route.method} ${route.path}`;
+    const doc = OPERATIONS[key];
+    if (!doc) throw new Error(`route ${key} has no entry in lib/openapi/operations.ts`);
+    documented.add(key);
+    (paths[route.path] ??= {})[route.method.toLowerCase()] = operation(route, await handlerSpec(route), doc);
+  }
+  const stale = Object.keys(OPERATIONS).filter((key) => !documented.has(key));
+  if (stale.length > 0) throw new Error(`lib/openapi/operations.ts documents routes the route table does not have: ${stale.join(", ")}`);
+
+  const schemas: Record<string, JsonSchema> = {};
+  for (const [name, schema] of Object.entries(COMPONENTS)) schemas[name] = jsonSchemaOf(schema, "output");
+  schemas.Pagination = jsonSchemaOf(paginationWire, "output");
+  schemas.Error = jsonSchemaOf(errorEnvelopeWire, "output");
+  return {
+    openapi: "3.1.0",
+    info: {
+      title: "knowledge-ingestion-service API",
+      version: packageJson.version,
+      description: `${packageJson.description} Every success body is \`{ "success": true, "data": ... }\`; every error body is the Error schema.`,
+    },
+    // Relative to where this document is served: the stage's base URL deployed, the gateway locally.
+    servers: [{ url: ".", description: "the API that serves this document" }],
+    security: [{ bearerAuth: [] }],
+    tags: [...new Set(Object.values(OPERATIONS).map((doc) => doc.tag))].map((name) => ({ name })),
+    paths,
+    components: {
+      schemas,
+      securitySchemes: { bearerAuth: { type: "http", scheme: "bearer", description: "The organization's API key: `Authorization: Bearer <key>`." } },
+    },
+  };
+}
+
+export function serializeOpenApiDocument(document: OpenApiDocument): string {
+  return `${JSON.stringify(document, null, 2)}\n`;
+}

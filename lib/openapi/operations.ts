@@ -1,0 +1,197 @@
+import type * as z from "../../functions/shared/platform/zod.ts";
+import {
+  documentWire,
+  downloadUrlWire,
+  hostingWire,
+  ingestJobWire,
+  namespaceWire,
+  reingestWire,
+  searchResultWire,
+  uploadTargetWire,
+} from "../../functions/shared/http/wire-schemas.ts";
+
+/**
+ * What the OpenAPI document says of each route beyond its request schemas (which the handlers
+ * carry): a name, a summary, the success response and whether the route can conflict with the
+ * current state (409). Keyed by `METHOD path` of the route table; a route missing here fails the
+ * document build, so a new route cannot ship undocumented.
+ */
+export interface OperationDoc {
+  operationId: string;
+  summary: string;
+  tag: "Namespaces" | "Hosting" | "Uploads" | "Ingest jobs" | "Documents" | "Search" | "Contract";
+  success: {
+    status: 200 | 201;
+    /** A component name from COMPONENTS; `list` wraps it in an array. */
+    data: ComponentName;
+    list?: boolean;
+    /** The list carries a `pagination` object next to `data`. */
+    paginated?: boolean;
+  } | { status: 200; raw: "application/json" | "text/html" };
+  /** 409 besides the "namespace is being deleted" that every route on an active namespace can answer. */
+  conflicts?: string;
+  description?: string;
+}
+
+export const COMPONENTS = {
+  Namespace: namespaceWire,
+  Hosting: hostingWire,
+  UploadTarget: uploadTargetWire,
+  IngestJob: ingestJobWire,
+  ReingestResult: reingestWire,
+  Document: documentWire,
+  DownloadUrl: downloadUrlWire,
+  SearchResult: searchResultWire,
+} satisfies Record<string, z.ZodMiniType>;
+
+export type ComponentName = keyof typeof COMPONENTS;
+
+const NS = "/v1/namespace/{namespaceId}";
+
+export const OPERATIONS: Record<string, OperationDoc> = {
+  "GET /v1/namespace": { operationId: "listNamespaces", summary: "List namespaces (E1)", tag: "Namespaces", success: { status: 200, data: "Namespace", list: true } },
+  "POST /v1/namespace": {
+    operationId: "createNamespace",
+    summary: "Create a namespace",
+    tag: "Namespaces",
+    success: { status: 201, data: "Namespace" },
+    conflicts: "the slug is taken in this organization",
+  },
+  [`GET ${NS}`]: { operationId: "getNamespace", summary: "Get a namespace", tag: "Namespaces", success: { status: 200, data: "Namespace" } },
+  [`PATCH ${NS}`]: {
+    operationId: "updateNamespace",
+    summary: "Update a namespace (E2)",
+    tag: "Namespaces",
+    success: { status: 200, data: "Namespace" },
+    conflicts: "the slug is taken, or the namespace changed meanwhile",
+  },
+  [`PUT ${NS}`]: {
+    operationId: "replaceNamespace",
+    summary: "Update a namespace (E2, PUT form)",
+    tag: "Namespaces",
+    success: { status: 200, data: "Namespace" },
+    conflicts: "the slug is taken, or the namespace changed meanwhile",
+  },
+  [`DELETE ${NS}`]: {
+    operationId: "deleteNamespace",
+    summary: "Delete a namespace and everything in it (queued)",
+    tag: "Namespaces",
+    success: { status: 200, data: "Namespace" },
+    conflicts: "the namespace is already being deleted",
+  },
+  [`GET ${NS}/hosting`]: { operationId: "getHosting", summary: "Get the hosting configuration", tag: "Hosting", success: { status: 200, data: "Hosting" } },
+  [`POST ${NS}/hosting`]: {
+    operationId: "enableHosting",
+    summary: "Enable hosting",
+    tag: "Hosting",
+    success: { status: 201, data: "Hosting" },
+    conflicts: "hosting is already enabled",
+  },
+  [`PATCH ${NS}/hosting`]: {
+    operationId: "updateHosting",
+    summary: "Update the hosting configuration",
+    tag: "Hosting",
+    success: { status: 200, data: "Hosting" },
+    conflicts: "the slug is taken, or the configuration changed meanwhile",
+  },
+  [`PUT ${NS}/hosting`]: {
+    operationId: "replaceHosting",
+    summary: "Update the hosting configuration (PUT form)",
+    tag: "Hosting",
+    success: { status: 200, data: "Hosting" },
+    conflicts: "the slug is taken, or the configuration changed meanwhile",
+  },
+  [`DELETE ${NS}/hosting`]: {
+    operationId: "deleteHosting",
+    summary: "Delete the hosting configuration (E12)",
+    tag: "Hosting",
+    success: { status: 200, data: "Hosting" },
+    conflicts: "the configuration changed meanwhile",
+  },
+  [`POST ${NS}/uploads`]: {
+    operationId: "createUpload",
+    summary: "Presigned URL for one file (E3)",
+    tag: "Uploads",
+    success: { status: 201, data: "UploadTarget" },
+    description: "PUT the file to `url` with the declared Content-Type and size; then ingest it as a MANAGED_FILE with `key`.",
+  },
+  [`POST ${NS}/uploads/batch`]: {
+    operationId: "createUploads",
+    summary: "Presigned URLs for a batch of files (E4)",
+    tag: "Uploads",
+    success: { status: 201, data: "UploadTarget", list: true },
+  },
+  [`POST ${NS}/ingest-jobs`]: {
+    operationId: "createIngestJob",
+    summary: "Create an ingest job",
+    tag: "Ingest jobs",
+    success: { status: 201, data: "IngestJob" },
+    conflicts: "the externalId is taken, or the deployment's vector index ceiling is reached",
+  },
+  [`GET ${NS}/ingest-jobs`]: {
+    operationId: "listIngestJobs",
+    summary: "List ingest jobs (E5)",
+    tag: "Ingest jobs",
+    success: { status: 200, data: "IngestJob", list: true, paginated: true },
+  },
+  [`GET ${NS}/ingest-jobs/{jobId}`]: { operationId: "getIngestJob", summary: "Get an ingest job (E6)", tag: "Ingest jobs", success: { status: 200, data: "IngestJob" } },
+  [`DELETE ${NS}/ingest-jobs/{jobId}`]: {
+    operationId: "deleteIngestJob",
+    summary: "Delete an ingest job and its documents (E7, queued)",
+    tag: "Ingest jobs",
+    success: { status: 200, data: "IngestJob" },
+    conflicts: "the job is already being deleted, or changed meanwhile",
+  },
+  [`POST ${NS}/ingest-jobs/{jobId}/re-ingest`]: {
+    operationId: "reingestJob",
+    summary: "Re-ingest a job (E8)",
+    tag: "Ingest jobs",
+    success: { status: 200, data: "ReingestResult" },
+    conflicts: "the job is not in a state that can be re-ingested (still running, being deleted)",
+  },
+  [`GET ${NS}/documents`]: {
+    operationId: "listDocuments",
+    summary: "List documents",
+    tag: "Documents",
+    success: { status: 200, data: "Document", list: true, paginated: true },
+  },
+  [`GET ${NS}/documents/{documentId}`]: { operationId: "getDocument", summary: "Get a document", tag: "Documents", success: { status: 200, data: "Document" } },
+  [`DELETE ${NS}/documents/{documentId}`]: {
+    operationId: "deleteDocument",
+    summary: "Delete a document (E9, queued)",
+    tag: "Documents",
+    success: { status: 200, data: "Document" },
+    conflicts: "the document is already being deleted, or its job is still creating its documents",
+  },
+  [`POST ${NS}/documents/{documentId}/file-download-url`]: {
+    operationId: "createFileDownloadUrl",
+    summary: "Download URL of the uploaded file (E10)",
+    tag: "Documents",
+    success: { status: 200, data: "DownloadUrl" },
+  },
+  [`POST ${NS}/documents/{documentId}/chunks-download-url`]: {
+    operationId: "createChunksDownloadUrl",
+    summary: "Download URL of the chunks JSON (E11)",
+    tag: "Documents",
+    success: { status: 200, data: "DownloadUrl" },
+    conflicts: "the document is not COMPLETED",
+  },
+  [`POST ${NS}/search`]: {
+    operationId: "search",
+    summary: "Search a namespace (semantic, keyword or hybrid)",
+    tag: "Search",
+    success: { status: 200, data: "SearchResult", list: true },
+  },
+  "GET /openapi.json": {
+    operationId: "getOpenApiDocument",
+    summary: "This OpenAPI document",
+    tag: "Contract",
+    success: { status: 200, raw: "application/json" },
+  },
+  "GET /docs": {
+    operationId: "getApiReference",
+    summary: "The API reference page, rendered from this document",
+    tag: "Contract",
+    success: { status: 200, raw: "text/html" },
+  },
+};

@@ -1,0 +1,291 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import { createServer as createHttp2Server, type Http2Server, type Http2ServerRequest, type Http2ServerResponse } from "node:http2";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type VectorPartition } from "../../functions/shared/domain/partitions.ts";
+import { embedderFor } from "../../functions/shared/embedding/index.ts";
+import { type SdkCall, setSdkCallObserver } from "../../functions/shared/platform/sdk-observer.ts";
+import { S3VectorsStore } from "../../functions/shared/vector-store/s3-vectors.ts";
+import type { VectorOperation } from "../../functions/shared/vector-store/registry.ts";
+import type { VectorRecord } from "../../functions/shared/vector-store/types.ts";
+import { HTTP_FUNCTIONS } from "../../lib/routes.ts";
+import { SCHEDULED_FUNCTIONS, WORKERS } from "../../lib/workers.ts";
+import { type GrantsByFunction, isGranted, synthesizedGrants } from "../support/iam.ts";
+
+/**
+ * What the local stack cannot show: the calls the code builds for Amazon S3 Vectors and Amazon
+ * Bedrock, sent by the real SDK clients to servers on 127.0.0.1 speaking those services' protocols.
+ * Each server refuses what the service documents it refuses (the numbers below are AWS's, written
+ * here from the documentation rather than taken from the code under test), and each command is
+ * checked against the synthesized IAM policy of every function that declares the operation.
+ */
+
+// Amazon S3 Vectors, "Limitations and restrictions" and the API reference.
+const S3_VECTORS = {
+  indexName: /^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/,
+  dimension: [1, 4096],
+  vectorsPerPut: 500,
+  keysPerDelete: 500,
+  keyLength: 1024,
+  metadataKeys: 50,
+  filterableBytes: 2048,
+  totalMetadataBytes: 40 * 1024,
+  nonFilterableKeys: 10,
+  topK: 100,
+  listVectorsPage: 1000,
+  listIndexesPage: 500,
+  requestBytes: 20 * 1024 * 1024,
+} as const;
+
+// Amazon Bedrock model parameters: Titan Text Embeddings V2 and Cohere Embed v3.
+const TITAN = { maxCharacters: 50_000, dimensions: [256, 512, 1024] };
+const COHERE = { maxTexts: 96, inputTypes: ["search_document", "search_query", "classification", "clustering"] };
+
+interface StubIndex {
+  dimension: number;
+  nonFilterable: string[];
+  vectors: Map<string, { data: number[]; metadata: Record<string, unknown> }>;
+}
+
+const violations: string[] = [];
+const calls: SdkCall[] = [];
+let grants: GrantsByFunction;
+let vectorServer: Server;
+let bedrockServer: Http2Server;
+const restoreEnv: Record<string, string | undefined> = {};
+
+function readJson(request: IncomingMessage | Http2ServerRequest): Promise<{ raw: Buffer; body: any }> {
+  return new Promise((resolve) => {
+    const chunks: Buffer[] = [];
+    request.on("data", (chunk: Buffer) => chunks.push(chunk));
+    request.on("end", () => {
+      const raw = Buffer.concat(chunks);
+      resolve({ raw, body: raw.length > 0 ? JSON.parse(raw.toString("utf8")) : {} });
+    });
+  });
+}
+
+function answer(response: ServerResponse | Http2ServerResponse, status: number, body: unknown, errorType?: string): void {
+  response.writeHead(status, { "content-type": "application/json", ...(errorType ? { "x-amzn-errortype": errorType } : {}) });
+  response.end(JSON.stringify(body));
+}
+
+/** S3 Vectors' REST-JSON API over an in-memory bucket, refusing what the service refuses. */
+function s3VectorsServer(): Server {
+  const indexes = new Map<string, StubIndex>();
+  const refuse = (operation: string, message: string) => violations.push(`S3 Vectors ${operation}: ${message}`);
+  return createServer(async (request, response) => {
+    const { raw, body } = await readJson(request);
+    const operation = (request.url ?? "").replace(/^\//, "").split("?")[0]!;
+    if (raw.length > S3_VECTORS.requestBytes) refuse(operation, `request of ${raw.length} bytes`);
+    if (body.indexName !== undefined && !S3_VECTORS.indexName.test(body.indexName)) refuse(operation, `index name ${body.indexName}`);
+    const index = indexes.get(body.indexName);
+    const notFound = () => answer(response, 404, { message: "The specified index could not be found" }, "NotFoundException");
+    switch (operation) {
+      case "CreateIndex": {
+        const [low, high] = S3_VECTORS.dimension;
+        if (body.dimension < low || body.dimension > high) refuse(operation, `dimension ${body.dimension}`);
+        const nonFilterable = body.metadataConfiguration?.nonFilterableMetadataKeys ?? [];
+        if (nonFilterable.length > S3_VECTORS.nonFilterableKeys) refuse(operation, `${nonFilterable.length} non-filterable keys`);
+        if (index) return answer(response, 409, { message: "exists" }, "ConflictException");
+        indexes.set(body.indexName, { dimension: body.dimension, nonFilterable, vectors: new Map() });
+        return answer(response, 200, {});
+      }
+      case "GetIndex":
+        if (!index) return notFound();
+        return answer(response, 200, { index: { indexName: body.indexName, dimension: index.dimension, dataType: "float32", distanceMetric: "cosine" } });
+      case "ListIndexes": {
+        if ((body.maxResults ?? 0) > S3_VECTORS.listIndexesPage) refuse(operation, `maxResults ${body.maxResults}`);
+        const names = [...indexes.keys()].filter((name) => name.startsWith(body.prefix ?? ""));
+        return answer(response, 200, { indexes: names.map((indexName) => ({ indexName, vectorBucketName: body.vectorBucketName, creationTime: 0 })) });
+      }
+      case "DeleteIndex":
+        indexes.delete(body.indexName);
+        return answer(response, 200, {});
+      case "PutVectors": {
+        if (!index) return notFound();
+        if (body.vectors.length < 1 || body.vectors.length > S3_VECTORS.vectorsPerPut) refuse(operation, `${body.vectors.length} vectors`);
+        for (const vector of body.vectors) {
+          if (vector.key.length < 1 || vector.key.length > S3_VECTORS.keyLength) refuse(operation, `key of ${vector.key.length} characters`);
+          if (vector.data.float32.length !== index.dimension) refuse(operation, `vector of ${vector.data.float32.length} for dimension ${index.dimension}`);
+          const metadata = vector.metadata ?? {};
+          if (Object.keys(metadata).length > S3_VECTORS.metadataKeys) refuse(operation, `${Object.keys(metadata).length} metadata keys`);
+          const filterable = Object.fromEntries(Object.entries(metadata).filter(([key]) => !index.nonFilterable.includes(key)));
+          if (Buffer.byteLength(JSON.stringify(filterable)) > S3_VECTORS.filterableBytes) refuse(operation, `filterable metadata of ${Buffer.byteLength(JSON.stringify(filterable))} bytes`);
+          if (Buffer.byteLength(JSON.stringify(metadata)) > S3_VECTORS.totalMetadataBytes) refuse(operation, "metadata over 40 KB");
+          index.vectors.set(vector.key, { data: vector.data.float32, metadata });
+        }
+        return answer(response, 200, {});
+      }
+      case "QueryVectors": {
+        if (!index) return notFound();
+        if (body.topK < 1 || body.topK > S3_VECTORS.topK) refuse(operation, `topK ${body.topK}`);
+        if (body.queryVector.float32.length !== index.dimension) refuse(operation, "query vector of another dimension");
+        const vectors = [...index.vectors].slice(0, body.topK).map(([key, vector]) => ({
+          key,
+          distance: 0.1,
+          ...(body.returnMetadata ? { metadata: vector.metadata } : {}),
+        }));
+        return answer(response, 200, { vectors, distanceMetric: "cosine" });
+      }
+      case "DeleteVectors":
+        if (!index) return notFound();
+        if (body.keys.length < 1 || body.keys.length > S3_VECTORS.keysPerDelete) refuse(operation, `${body.keys.length} keys`);
+        for (const key of body.keys) index.vectors.delete(key);
+        return answer(response, 200, {});
+      case "ListVectors": {
+        if (!index) return notFound();
+        if ((body.maxResults ?? 0) > S3_VECTORS.listVectorsPage) refuse(operation, `maxResults ${body.maxResults}`);
+        return answer(response, 200, { vectors: [...index.vectors.keys()].slice(0, body.maxResults ?? 500).map((key) => ({ key })) });
+      }
+      default:
+        refuse(operation, "an operation the stub does not know");
+        return answer(response, 400, { message: "unknown operation" }, "ValidationException");
+    }
+  });
+}
+
+/** Bedrock Runtime's InvokeModel for the embedding models the registry offers, over HTTP/2 as the SDK speaks it. */
+function bedrockRuntimeServer(): Http2Server {
+  const refuse = (model: string, message: string) => violations.push(`Bedrock ${model}: ${message}`);
+  return createHttp2Server(async (request, response) => {
+    const { body } = await readJson(request);
+    const model = decodeURIComponent((request.url ?? "").split("/")[2] ?? "");
+    if (model.startsWith("amazon.titan-embed-text-v2")) {
+      if (typeof body.inputText !== "string" || body.inputText.length > TITAN.maxCharacters) refuse(model, `inputText of ${body.inputText?.length} characters`);
+      if (!TITAN.dimensions.includes(body.dimensions)) refuse(model, `dimensions ${body.dimensions}`);
+      const embedding = Array.from({ length: body.dimensions }, (_, index) => (index === 0 ? 1 : 0.01));
+      return answer(response, 200, { embedding, inputTextTokenCount: Math.ceil(body.inputText.length / 4) });
+    }
+    if (model.startsWith("cohere.embed")) {
+      if (!Array.isArray(body.texts) || body.texts.length < 1 || body.texts.length > COHERE.maxTexts) refuse(model, `${body.texts?.length} texts`);
+      if (!COHERE.inputTypes.includes(body.input_type)) refuse(model, `input_type ${body.input_type}`);
+      return answer(response, 200, { embeddings: body.texts.map(() => Array.from({ length: 1024 }, (_, index) => (index === 0 ? 1 : 0.01))) });
+    }
+    refuse(model, "a model the stub does not know");
+    return answer(response, 400, { message: "unknown model" }, "ValidationException");
+  });
+}
+
+async function listen(server: Server | Http2Server): Promise<string> {
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  return `http://127.0.0.1:${(server.address() as { port: number }).port}`;
+}
+
+function setEnv(name: string, value: string): void {
+  if (!(name in restoreEnv)) restoreEnv[name] = process.env[name];
+  process.env[name] = value;
+}
+
+beforeAll(async () => {
+  grants = synthesizedGrants();
+  vectorServer = s3VectorsServer();
+  bedrockServer = bedrockRuntimeServer();
+  setEnv("AWS_ENDPOINT_URL_S3VECTORS", await listen(vectorServer));
+  setEnv("AWS_ENDPOINT_URL_BEDROCK_RUNTIME", await listen(bedrockServer));
+  setEnv("AWS_REGION", "us-east-1");
+  setEnv("AWS_ACCESS_KEY_ID", "test");
+  setEnv("AWS_SECRET_ACCESS_KEY", "test");
+  setSdkCallObserver((call) => calls.push(call));
+}, 120_000);
+
+afterAll(async () => {
+  setSdkCallObserver(null);
+  for (const [name, value] of Object.entries(restoreEnv)) {
+    if (value === undefined) delete process.env[name];
+    else process.env[name] = value;
+  }
+  await new Promise<void>((resolve) => vectorServer.close(() => resolve()));
+  await new Promise<void>((resolve) => bedrockServer.close(() => resolve()));
+});
+
+/** The functions whose table entry declares the vector-store operation, or that embed. */
+function functionsDeclaring(check: (access: { vectors?: readonly VectorOperation[]; embeds?: boolean }) => boolean): string[] {
+  return [...HTTP_FUNCTIONS, ...WORKERS, ...SCHEDULED_FUNCTIONS].filter((definition) => check(definition.access)).map((definition) => definition.id);
+}
+
+/** Runs `work`, then checks each command it sent is granted to every function in `functions`. */
+async function expectGranted(functions: string[], service: string, work: () => Promise<unknown>): Promise<string[]> {
+  calls.length = 0;
+  violations.length = 0;
+  await work();
+  const commands = [...new Set(calls.map((call) => call.command))];
+  expect(commands.length).toBeGreaterThan(0);
+  expect(functions.length).toBeGreaterThan(0);
+  const denied = functions.flatMap((id) =>
+    commands.filter((command) => !isGranted(grants[id]!, { action: `${service}:${command}`, resource: "*" })).map((command) => `${id}: ${service}:${command}`),
+  );
+  // Resources are ARNs of the vector bucket and foundation models; actions are what can be missing.
+  expect(denied, "actions the synthesized policies do not grant").toEqual([]);
+  expect(violations, "requests over the service's documented limits").toEqual([]);
+  return commands;
+}
+
+const partition: VectorPartition = { namespaceId: "ns_deploy", tenantId: null, dimension: 1024 } as VectorPartition;
+
+function records(count: number): VectorRecord[] {
+  return Array.from({ length: count }, (_, index) => ({
+    key: `doc_deploy#run_1#${index}`,
+    vector: Float32Array.from({ length: 1024 }, (_, position) => (position === index % 1024 ? 1 : 0.001)),
+    // 8 KB of text per chunk: the chunker's largest, in the non-filterable key.
+    text: "x".repeat(8192),
+    metadata: { documentId: "doc_deploy", namespaceId: "ns_deploy", filename: "f".repeat(900), sequence_number: index },
+  }));
+}
+
+describe("S3 Vectors calls, against a server speaking its API", () => {
+  const store = () => new S3VectorsStore({ vectorBucketName: "deploy-vectors", retryBaseDelayMs: 1, maxRetryDelayMs: 5 });
+
+  it("writes 1,200 large vectors in batches the service accepts, with only granted actions", async () => {
+    const commands = await expectGranted(
+      functionsDeclaring((access) => access.vectors?.includes("write") ?? false),
+      "s3vectors",
+      () => store().upsert(partition, records(1200)),
+    );
+    expect(commands).toEqual(expect.arrayContaining(["PutVectors", "CreateIndex"]));
+  });
+
+  it("queries at the largest topK with metadata", async () => {
+    await expectGranted(functionsDeclaring((access) => access.vectors?.includes("query") ?? false), "s3vectors", () =>
+      store().query(partition, Float32Array.from({ length: 1024 }, () => 0.03), { topK: 100, filter: { documentId: "doc_deploy" } } as never),
+    );
+  });
+
+  it("counts indexes for admission", async () => {
+    await expectGranted(functionsDeclaring((access) => access.vectors?.includes("count") ?? false), "s3vectors", async () => {
+      await store().countIndexes({ fresh: true });
+      await store().indexesNeededFor(partition);
+    });
+  });
+
+  it("deletes 1,200 keys, then the whole partition", async () => {
+    await expectGranted(functionsDeclaring((access) => access.vectors?.includes("delete") ?? false), "s3vectors", async () => {
+      await store().deleteKeys(partition, records(1200).map((record) => record.key));
+      await store().dropPartition(partition);
+    });
+  });
+
+  it("lists a namespace's partitions", async () => {
+    await store().upsert(partition, records(1));
+    await expectGranted(functionsDeclaring((access) => access.vectors?.includes("list") ?? false), "s3vectors", () => store().listPartitions("ns_deploy"));
+  });
+});
+
+describe("Bedrock embedding calls, against a server speaking InvokeModel", () => {
+  const embedding = functionsDeclaring((access) => access.embeds === true);
+
+  it("Titan v2: one text per call, within its input size, at a dimension it offers", async () => {
+    const embedder = await embedderFor({ provider: "BEDROCK", model: "amazon.titan-embed-text-v2:0" });
+    await expectGranted(embedding, "bedrock", async () => {
+      await embedder.embedDocuments(["short", "y".repeat(8192), "z".repeat(60_000)]);
+      await embedder.embedQuery("what is x?");
+    });
+  });
+
+  it("Cohere v3: at most 96 texts per call, with the input type of each use", async () => {
+    const embedder = await embedderFor({ provider: "BEDROCK", model: "cohere.embed-multilingual-v3" });
+    await expectGranted(embedding, "bedrock", async () => {
+      await embedder.embedDocuments(Array.from({ length: 250 }, (_, index) => `text ${index} `.repeat(300)));
+      await embedder.embedQuery("what is x?");
+    });
+  });
+});
