@@ -56,6 +56,7 @@ async function main(): Promise<void> {
       "knowledge-ingestion-service is running locally",
       `  Base URL:  ${stack.baseUrl}`,
       `  API key:   ${key}   (organization "local")`,
+      `  API docs:  ${stack.baseUrl}/docs   (OpenAPI: ${stack.baseUrl}/openapi.json)`,
       `  Data:      ${persist ? `${dataRoot}/store (persisted)` : "in memory (PERSIST=1 to keep it)"}`,
       "",
       `  curl -H "Authorization: Bearer ${key}" ${stack.baseUrl}/v1/namespace`,

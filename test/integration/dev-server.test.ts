@@ -78,6 +78,10 @@ describe("npm run dev", () => {
     const listed = await fetch(`${baseUrl}/v1/namespace`, { headers: { authorization: `Bearer ${devKey}` } });
     expect(listed.status).toBe(200);
     expect(await listed.json()).toEqual({ success: true, data: [] });
+    // The printed reference page and document answer without a key.
+    expect(dev.output()).toContain(`API docs:  ${baseUrl}/docs   (OpenAPI: ${baseUrl}/openapi.json)`);
+    expect((await fetch(`${baseUrl}/docs`)).status).toBe(200);
+    expect(((await (await fetch(`${baseUrl}/openapi.json`)).json()) as { openapi: string }).openapi).toBe("3.1.0");
     expect((await fetch(`${baseUrl}/health`)).status).toBe(200);
 
     const keysOutput = execFileSync(process.execPath, ["node_modules/tsx/dist/cli.mjs", "scripts/keys.ts", "create", "--org", "cli-org"], {
