@@ -19,7 +19,7 @@ import {
   xlsxFile,
   zipBomb,
 } from "../fixtures/documents.ts";
-import { documentsOfJob, newNamespace, type TestNamespace, upload, waitForJob } from "../support/ingestion.ts";
+import { chunksOf, ingestAndWait, newNamespace, type TestNamespace, upload } from "../support/ingestion.ts";
 import { useLocalStack } from "../support/local-stack.ts";
 
 const api = useLocalStack();
@@ -32,17 +32,7 @@ const XLSX = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"
 /** Uploads the file through E3, ingests it as MANAGED_FILE and waits for the job to end. */
 async function ingestFile(ns: TestNamespace, fileName: string, contentType: string, bytes: Uint8Array, config?: Record<string, unknown>) {
   const key = await upload(ns, fileName, contentType, bytes);
-  const created = await ns.call("POST", "/ingest-jobs", { body: { payload: { type: "MANAGED_FILE", key, fileName }, ...(config ? { config } : {}) } });
-  expect(created.status, JSON.stringify(created.body)).toBe(201);
-  const job = await waitForJob(ns, created.body.data.id);
-  const [document] = await documentsOfJob(ns, job.id);
-  return { job, document };
-}
-
-async function chunksOf(ns: TestNamespace, documentId: string): Promise<ChunksFile> {
-  const response = await ns.call("POST", `/documents/${documentId}/chunks-download-url`);
-  expect(response.status, JSON.stringify(response.body)).toBe(200);
-  return (await (await fetch(response.body.data.url)).json()) as ChunksFile;
+  return ingestAndWait(ns, { type: "MANAGED_FILE", key, fileName }, config);
 }
 
 const wholeText = (chunks: ChunksFile) => chunks.chunks.map((chunk) => chunk.text).join("\n");

@@ -6,7 +6,7 @@ import { getDocument } from "../../functions/shared/db/documents.ts";
 import { setFaultInjector } from "../../functions/shared/platform/fault-points.ts";
 import { documentPrefix } from "../../functions/shared/storage/object-keys.ts";
 import { textPdf } from "../fixtures/documents.ts";
-import { documentsOfJob, newNamespace, type TestNamespace, upload, waitForJob } from "../support/ingestion.ts";
+import { chunksOf, ingestAndWait, newNamespace, upload } from "../support/ingestion.ts";
 import { useLocalStack } from "../support/local-stack.ts";
 
 // Three pages per step: a ten-page PDF is read in four steps. Private URLs are allowed so a FILE
@@ -16,20 +16,6 @@ const api = useLocalStack({ env: { INGEST_STEP_MAX_PAGES: "3", ALLOW_PRIVATE_FIL
 afterEach(() => setFaultInjector(null));
 
 const PDF = "application/pdf";
-
-async function ingest(ns: TestNamespace, payload: Record<string, unknown>, config?: Record<string, unknown>) {
-  const created = await ns.call("POST", "/ingest-jobs", { body: { payload, ...(config ? { config } : {}) } });
-  expect(created.status, JSON.stringify(created.body)).toBe(201);
-  const job = await waitForJob(ns, created.body.data.id);
-  const [document] = await documentsOfJob(ns, job.id);
-  return { job, document };
-}
-
-async function chunksOf(ns: TestNamespace, documentId: string): Promise<ChunksFile> {
-  const response = await ns.call("POST", `/documents/${documentId}/chunks-download-url`);
-  expect(response.status, JSON.stringify(response.body)).toBe(200);
-  return (await (await fetch(response.body.data.url)).json()) as ChunksFile;
-}
 
 async function keysUnder(prefix: string): Promise<string[]> {
   const stack = api.stack();
@@ -60,7 +46,7 @@ describe("a long PDF read a page range per worker step", () => {
     const staged = countStagedRanges();
     const bytes = await textPdf({ pages: 10, header: "Northwind Handbook", pageNumbers: true, paragraphsPerPage: 2 });
     const key = await upload(ns, "handbook.pdf", PDF, bytes);
-    const { job, document } = await ingest(ns, { type: "MANAGED_FILE", key, fileName: "handbook.pdf" }, { chunkSize: 300 });
+    const { job, document } = await ingestAndWait(ns, { type: "MANAGED_FILE", key, fileName: "handbook.pdf" }, { chunkSize: 300 });
     expect(job.status, JSON.stringify(document)).toBe("COMPLETED");
     expect(document).toMatchObject({ status: "COMPLETED", totalPages: 10, properties: { mimeType: PDF, fileSize: bytes.byteLength } });
     // Pages 1–3, 4–6 and 7–9 were staged; page 10 was read by the step that joined them.
@@ -89,7 +75,7 @@ describe("a long PDF read a page range per worker step", () => {
     try {
       const ns = await newNamespace(api);
       const fileUrl = `http://127.0.0.1:${(server.address() as { port: number }).port}/guide.pdf`;
-      const { document } = await ingest(ns, { type: "FILE", fileUrl }, { chunkSize: 300 });
+      const { document } = await ingestAndWait(ns, { type: "FILE", fileUrl }, { chunkSize: 300 });
       expect(document, document.error ?? "").toMatchObject({ status: "COMPLETED", totalPages: 7 });
       expect(fetches).toBe(1);
       expectEveryPageInPlace(await chunksOf(ns, document.id), 7);
@@ -109,7 +95,7 @@ describe("a long PDF read a page range per worker step", () => {
       }
     });
     const key = await upload(ns, "handbook.pdf", PDF, await textPdf({ pages: 8, pageNumbers: true, paragraphsPerPage: 1 }));
-    const { document } = await ingest(ns, { type: "MANAGED_FILE", key, fileName: "handbook.pdf" });
+    const { document } = await ingestAndWait(ns, { type: "MANAGED_FILE", key, fileName: "handbook.pdf" });
     expect(crashes).toBe(2);
     expect(document).toMatchObject({ status: "COMPLETED", totalPages: 8 });
     const text = (await chunksOf(ns, document.id)).chunks.map((chunk) => chunk.text).join("\n");
@@ -127,7 +113,7 @@ describe("a long PDF read a page range per worker step", () => {
       const other = await textPdf({ pages: 9, header: "Another file", pageNumbers: true });
       await stack.clients.s3.send(new PutObjectCommand({ Bucket: stack.resources.bucketName, Key: key, Body: other, ContentType: PDF }));
     });
-    const { job, document } = await ingest(ns, { type: "MANAGED_FILE", key, fileName: "handbook.pdf" });
+    const { job, document } = await ingestAndWait(ns, { type: "MANAGED_FILE", key, fileName: "handbook.pdf" });
     expect(replaced).toBe(true);
     expect(job.status).toBe("FAILED");
     expect(document.status).toBe("FAILED");

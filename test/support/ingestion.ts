@@ -1,4 +1,5 @@
 import { expect } from "vitest";
+import type { ChunksFile } from "../../functions/shared/domain/chunks.ts";
 import type { TestApi } from "./local-stack.ts";
 
 /** A fresh organization and namespace, with helpers for the namespace's endpoints. */
@@ -48,4 +49,20 @@ export async function upload(ns: TestNamespace, fileName: string, contentType: s
   const put = await fetch(target.body.data.url, { method: "PUT", headers: { "content-type": contentType }, body: bytes });
   expect(put.status).toBe(200);
   return target.body.data.key as string;
+}
+
+/** Creates a job for `payload` (with an optional config), waits for it to end, and returns it with its first document. */
+export async function ingestAndWait(ns: TestNamespace, payload: Record<string, unknown>, config?: Record<string, unknown>) {
+  const created = await ns.call("POST", "/ingest-jobs", { body: { payload, ...(config ? { config } : {}) } });
+  expect(created.status, JSON.stringify(created.body)).toBe(201);
+  const job = await waitForJob(ns, created.body.data.id);
+  const [document] = await documentsOfJob(ns, job.id);
+  return { job, document };
+}
+
+/** The published chunks file of a COMPLETED document, through E11. */
+export async function chunksOf(ns: TestNamespace, documentId: string): Promise<ChunksFile> {
+  const response = await ns.call("POST", `/documents/${documentId}/chunks-download-url`);
+  expect(response.status, JSON.stringify(response.body)).toBe(200);
+  return (await (await fetch(response.body.data.url)).json()) as ChunksFile;
 }

@@ -18,6 +18,16 @@ const nullableTimestamp = z.nullable(timestamp);
 const status = z.enum(STATUSES);
 const count = z.nullable(z.number().check(z.int(), z.gte(0)));
 
+/** When a job or document was created and last entered each state of its run. */
+const runTimestamps = {
+  createdAt: timestamp,
+  queuedAt: nullableTimestamp,
+  preProcessingAt: nullableTimestamp,
+  processingAt: nullableTimestamp,
+  completedAt: nullableTimestamp,
+  failedAt: nullableTimestamp,
+};
+
 export const namespaceWire = z.strictObject({
   id: z.string().check(z.regex(/^ns_/)),
   name: z.string(),
@@ -40,12 +50,7 @@ export const ingestJobWire = z.strictObject({
   error: z.nullable(z.string()),
   payload: ingestPayload,
   config: z.nullable(ingestConfig),
-  createdAt: timestamp,
-  queuedAt: nullableTimestamp,
-  preProcessingAt: nullableTimestamp,
-  processingAt: nullableTimestamp,
-  completedAt: nullableTimestamp,
-  failedAt: nullableTimestamp,
+  ...runTimestamps,
 });
 
 const documentSource = z.discriminatedUnion("type", [
@@ -70,12 +75,7 @@ export const documentWire = z.strictObject({
   totalTokens: count,
   totalCharacters: count,
   totalPages: count,
-  createdAt: timestamp,
-  queuedAt: nullableTimestamp,
-  preProcessingAt: nullableTimestamp,
-  processingAt: nullableTimestamp,
-  completedAt: nullableTimestamp,
-  failedAt: nullableTimestamp,
+  ...runTimestamps,
 });
 
 export const hostingWire = z.strictObject({
