@@ -49,7 +49,7 @@ export const WORKERS: WorkerDefinition[] = [
     // flight (Titan takes one text per call): 10 invocations stay near 400 concurrent Bedrock calls,
     // under the default on-demand quotas; throttling beyond that is retried, not failed.
     maxConcurrency: { dev: 2, prod: 10 },
-    access: { table: "readWrite", bucket: "readWrite", queues: ["ingest"], vectors: ["write", "delete"], embeds: true },
+    access: { table: "readWrite", bucket: "readWrite", queues: ["ingest"], vectors: ["write", "read", "delete"], embeds: true },
     extractsDocuments: true,
   },
   {

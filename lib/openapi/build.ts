@@ -103,7 +103,7 @@ function successResponse(doc: OperationDoc): Operation["responses"][string] & { 
     required: ["success", "data", ...(success.paginated ? ["pagination"] : [])],
     additionalProperties: false,
   };
-  return { description: doc.summary, content: { "application/json": { schema: envelope } } };
+  return { description: doc.summary, ...(doc.successHeaders ? { headers: doc.successHeaders } : {}), content: { "application/json": { schema: envelope } } };
 }
 
 function operation(route: Route, spec: AnySpec, doc: OperationDoc): Operation {

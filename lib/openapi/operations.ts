@@ -28,6 +28,8 @@ export interface OperationDoc {
     /** The list carries a `pagination` object next to `data`. */
     paginated?: boolean;
   } | { status: 200; raw: "application/json" | "text/html" };
+  /** Response headers of the success response, with what they mean. */
+  successHeaders?: Record<string, { description: string; schema: Record<string, unknown> }>;
   /** 409 besides the "namespace is being deleted" that every route on an active namespace can answer. */
   conflicts?: string;
   description?: string;
@@ -181,6 +183,13 @@ export const OPERATIONS: Record<string, OperationDoc> = {
     summary: "Search a namespace (semantic, keyword or hybrid)",
     tag: "Search",
     success: { status: 200, data: "SearchResult", list: true },
+    description: "Reranking fields are accepted; this deployment has no reranker, so results keep their retrieval order, carry no `rerankScore`, and a response to `rerank: true` (the default) says so in `x-rerank`.",
+    successHeaders: {
+      "x-rerank": {
+        description: "`unavailable` when the request asked for reranking and no reranker is configured: the results are in retrieval order.",
+        schema: { type: "string", enum: ["unavailable"] },
+      },
+    },
   },
   "GET /openapi.json": {
     operationId: "getOpenApiDocument",

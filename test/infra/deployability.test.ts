@@ -1,5 +1,4 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
-import { createServer as createHttp2Server, type Http2Server, type Http2ServerRequest, type Http2ServerResponse } from "node:http2";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type VectorPartition } from "../../functions/shared/domain/partitions.ts";
 import { embedderFor } from "../../functions/shared/embedding/index.ts";
@@ -9,13 +8,14 @@ import type { VectorOperation } from "../../functions/shared/vector-store/regist
 import type { VectorRecord } from "../../functions/shared/vector-store/types.ts";
 import { HTTP_FUNCTIONS } from "../../lib/routes.ts";
 import { SCHEDULED_FUNCTIONS, WORKERS } from "../../lib/workers.ts";
+import { type BedrockRuntimeStub, startBedrockRuntimeStub } from "../support/bedrock-runtime.ts";
 import { type GrantsByFunction, isGranted, synthesizedGrants } from "../support/iam.ts";
 
 /**
  * What the local stack cannot show: the calls the code builds for Amazon S3 Vectors and Amazon
  * Bedrock, sent by the real SDK clients to servers on 127.0.0.1 speaking those services' protocols.
- * Each server refuses what the service documents it refuses (the numbers below are AWS's, written
- * here from the documentation rather than taken from the code under test), and each command is
+ * Each server refuses what the service documents it refuses (the numbers are AWS's, written from
+ * the documentation rather than taken from the code under test; Bedrock's in support/bedrock-runtime.ts), and each command is
  * checked against the synthesized IAM policy of every function that declares the operation.
  */
 
@@ -25,6 +25,7 @@ const S3_VECTORS = {
   dimension: [1, 4096],
   vectorsPerPut: 500,
   keysPerDelete: 500,
+  keysPerGet: 100,
   keyLength: 1024,
   metadataKeys: 50,
   filterableBytes: 2048,
@@ -36,9 +37,6 @@ const S3_VECTORS = {
   requestBytes: 20 * 1024 * 1024,
 } as const;
 
-// Amazon Bedrock model parameters: Titan Text Embeddings V2 and Cohere Embed v3.
-const TITAN = { maxCharacters: 50_000, dimensions: [256, 512, 1024] };
-const COHERE = { maxTexts: 96, inputTypes: ["search_document", "search_query", "classification", "clustering"] };
 
 interface StubIndex {
   dimension: number;
@@ -50,10 +48,10 @@ const violations: string[] = [];
 const calls: SdkCall[] = [];
 let grants: GrantsByFunction;
 let vectorServer: Server;
-let bedrockServer: Http2Server;
+let bedrock: BedrockRuntimeStub;
 const restoreEnv: Record<string, string | undefined> = {};
 
-function readJson(request: IncomingMessage | Http2ServerRequest): Promise<{ raw: Buffer; body: any }> {
+function readJson(request: IncomingMessage): Promise<{ raw: Buffer; body: any }> {
   return new Promise((resolve) => {
     const chunks: Buffer[] = [];
     request.on("data", (chunk: Buffer) => chunks.push(chunk));
@@ -64,7 +62,7 @@ function readJson(request: IncomingMessage | Http2ServerRequest): Promise<{ raw:
   });
 }
 
-function answer(response: ServerResponse | Http2ServerResponse, status: number, body: unknown, errorType?: string): void {
+function answer(response: ServerResponse, status: number, body: unknown, errorType?: string): void {
   response.writeHead(status, { "content-type": "application/json", ...(errorType ? { "x-amzn-errortype": errorType } : {}) });
   response.end(JSON.stringify(body));
 }
@@ -127,6 +125,15 @@ function s3VectorsServer(): Server {
         }));
         return answer(response, 200, { vectors, distanceMetric: "cosine" });
       }
+      case "GetVectors":
+        if (!index) return notFound();
+        if (body.keys.length < 1 || body.keys.length > S3_VECTORS.keysPerGet) refuse(operation, `${body.keys.length} keys`);
+        return answer(response, 200, {
+          vectors: (body.keys as string[]).flatMap((key) => {
+            const vector = index.vectors.get(key);
+            return vector ? [{ key, ...(body.returnData ? { data: { float32: vector.data } } : {}), ...(body.returnMetadata ? { metadata: vector.metadata } : {}) }] : [];
+          }),
+        });
       case "DeleteVectors":
         if (!index) return notFound();
         if (body.keys.length < 1 || body.keys.length > S3_VECTORS.keysPerDelete) refuse(operation, `${body.keys.length} keys`);
@@ -144,29 +151,7 @@ function s3VectorsServer(): Server {
   });
 }
 
-/** Bedrock Runtime's InvokeModel for the embedding models the registry offers, over HTTP/2 as the SDK speaks it. */
-function bedrockRuntimeServer(): Http2Server {
-  const refuse = (model: string, message: string) => violations.push(`Bedrock ${model}: ${message}`);
-  return createHttp2Server(async (request, response) => {
-    const { body } = await readJson(request);
-    const model = decodeURIComponent((request.url ?? "").split("/")[2] ?? "");
-    if (model.startsWith("amazon.titan-embed-text-v2")) {
-      if (typeof body.inputText !== "string" || body.inputText.length > TITAN.maxCharacters) refuse(model, `inputText of ${body.inputText?.length} characters`);
-      if (!TITAN.dimensions.includes(body.dimensions)) refuse(model, `dimensions ${body.dimensions}`);
-      const embedding = Array.from({ length: body.dimensions }, (_, index) => (index === 0 ? 1 : 0.01));
-      return answer(response, 200, { embedding, inputTextTokenCount: Math.ceil(body.inputText.length / 4) });
-    }
-    if (model.startsWith("cohere.embed")) {
-      if (!Array.isArray(body.texts) || body.texts.length < 1 || body.texts.length > COHERE.maxTexts) refuse(model, `${body.texts?.length} texts`);
-      if (!COHERE.inputTypes.includes(body.input_type)) refuse(model, `input_type ${body.input_type}`);
-      return answer(response, 200, { embeddings: body.texts.map(() => Array.from({ length: 1024 }, (_, index) => (index === 0 ? 1 : 0.01))) });
-    }
-    refuse(model, "a model the stub does not know");
-    return answer(response, 400, { message: "unknown model" }, "ValidationException");
-  });
-}
-
-async function listen(server: Server | Http2Server): Promise<string> {
+async function listen(server: Server): Promise<string> {
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   return `http://127.0.0.1:${(server.address() as { port: number }).port}`;
 }
@@ -179,9 +164,9 @@ function setEnv(name: string, value: string): void {
 beforeAll(async () => {
   grants = synthesizedGrants();
   vectorServer = s3VectorsServer();
-  bedrockServer = bedrockRuntimeServer();
+  bedrock = await startBedrockRuntimeStub();
   setEnv("AWS_ENDPOINT_URL_S3VECTORS", await listen(vectorServer));
-  setEnv("AWS_ENDPOINT_URL_BEDROCK_RUNTIME", await listen(bedrockServer));
+  setEnv("AWS_ENDPOINT_URL_BEDROCK_RUNTIME", bedrock.endpoint);
   setEnv("AWS_REGION", "us-east-1");
   setEnv("AWS_ACCESS_KEY_ID", "test");
   setEnv("AWS_SECRET_ACCESS_KEY", "test");
@@ -195,7 +180,7 @@ afterAll(async () => {
     else process.env[name] = value;
   }
   await new Promise<void>((resolve) => vectorServer.close(() => resolve()));
-  await new Promise<void>((resolve) => bedrockServer.close(() => resolve()));
+  await bedrock.close();
 });
 
 /** The functions whose table entry declares the vector-store operation, or that embed. */
@@ -207,6 +192,7 @@ function functionsDeclaring(check: (access: { vectors?: readonly VectorOperation
 async function expectGranted(functions: string[], service: string, work: () => Promise<unknown>): Promise<string[]> {
   calls.length = 0;
   violations.length = 0;
+  bedrock.violations.length = 0;
   await work();
   const commands = [...new Set(calls.map((call) => call.command))];
   expect(commands.length).toBeGreaterThan(0);
@@ -216,7 +202,7 @@ async function expectGranted(functions: string[], service: string, work: () => P
   );
   // Resources are ARNs of the vector bucket and foundation models; actions are what can be missing.
   expect(denied, "actions the synthesized policies do not grant").toEqual([]);
-  expect(violations, "requests over the service's documented limits").toEqual([]);
+  expect([...violations, ...bedrock.violations], "requests over the service's documented limits").toEqual([]);
   return commands;
 }
 
@@ -255,6 +241,15 @@ describe("S3 Vectors calls, against a server speaking its API", () => {
       await store().countIndexes({ fresh: true });
       await store().indexesNeededFor(partition);
     });
+  });
+
+  it("reads back 1,200 vectors with their text for reuse, 100 keys per call", async () => {
+    let found = new Map();
+    await expectGranted(functionsDeclaring((access) => access.vectors?.includes("read") ?? false), "s3vectors", async () => {
+      found = await store().getVectors(partition, records(1200).map((record) => record.key));
+    });
+    expect(found.size).toBe(1200);
+    expect(found.get("doc_deploy#run_1#7")).toMatchObject({ text: "x".repeat(8192) });
   });
 
   it("deletes 1,200 keys, then the whole partition", async () => {

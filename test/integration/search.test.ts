@@ -111,6 +111,23 @@ describe("search relevance", () => {
   });
 });
 
+describe("reranking without a reranker", () => {
+  it("answers rerank: true (the default) in retrieval order, without rerankScore, and says so in x-rerank", async () => {
+    for (const body of [{ query: "volcano lava", topK: 5 }, { query: "volcano lava", topK: 5, rerank: true, rerankLimit: 3, rerankModel: "cohere:rerank-v3.5" }]) {
+      const response = await ns.call("POST", "/search", { body });
+      expect(response.status).toBe(200);
+      expect(response.headers.get("x-rerank")).toBe("unavailable");
+      const results = response.body.data as { score: number; rerankScore?: number }[];
+      expect(results.length).toBeGreaterThan(0);
+      for (const result of results) expect(result).not.toHaveProperty("rerankScore");
+      expect(results.map((result) => result.score)).toEqual([...results.map((result) => result.score)].sort((a, b) => b - a));
+    }
+    const plain = await ns.call("POST", "/search", { body: { query: "volcano lava", rerank: false } });
+    expect(plain.status).toBe(200);
+    expect(plain.headers.get("x-rerank")).toBeNull();
+  });
+});
+
 describe("search filters", () => {
   it("applies implicit equality, $in, $ne and logical operators on chunk metadata", async () => {
     const biology = await search({ query: "energy from light and warm ocean", filter: { topic: "biology" }, topK: 20 });

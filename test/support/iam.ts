@@ -117,6 +117,11 @@ export function needsOf(call: SdkCall, names: LocalNames): Need[] {
     }
     case "SQSClient":
       return [{ action: `sqs:${call.command === "SendMessageBatch" ? "SendMessage" : call.command}`, resource: queue(input.QueueUrl) }];
+    // Foundation-model and vector-bucket ARNs are built from tokens in the template: the action is checked.
+    case "BedrockRuntimeClient":
+      return [{ action: `bedrock:${call.command}`, resource: "*" }];
+    case "S3VectorsClient":
+      return [{ action: `s3vectors:${call.command}`, resource: "*" }];
     default:
       return [{ action: `${call.client}:${call.command}`, resource: "*" }];
   }

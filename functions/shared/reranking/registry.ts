@@ -26,3 +26,11 @@ export interface RerankingProvider {
 export const RERANKING_PROVIDERS = {} as const satisfies Record<string, RerankingProvider>;
 
 export type RerankingProviderId = keyof typeof RERANKING_PROVIDERS;
+
+/**
+ * Whether this deployment can rerank. No provider is built yet, so searches that ask for reranking
+ * (the agentset default) get their retrieval order and are told so (`x-rerank: unavailable`).
+ */
+export function rerankingAvailable(): boolean {
+  return Object.keys(RERANKING_PROVIDERS).length > 0;
+}

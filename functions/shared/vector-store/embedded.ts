@@ -2,7 +2,7 @@ import { endianness } from "node:os";
 import { mkdir, open, readFile, rename, rm } from "node:fs/promises";
 import { dirname } from "node:path";
 import { matchesFilter } from "../domain/metadata-filter.ts";
-import { clampTopK, type VectorMatch, type VectorQueryOptions, type VectorRecord, type VectorStore } from "./types.ts";
+import { clampTopK, type StoredVector, type VectorMatch, type VectorQueryOptions, type VectorRecord, type VectorStore } from "./types.ts";
 import { type VectorPartition } from "../domain/partitions.ts";
 import { type MetadataValue } from "../domain/metadata-filter.ts";
 import { recordViolation, S3_VECTORS_LIMITS, VectorQuotaError, VectorValidationError, vectorViolation } from "./limits.ts";
@@ -135,6 +135,18 @@ export class EmbeddedVectorStore implements VectorStore {
       target.texts[slot] = record.text;
       target.metadata[slot] = copyMetadata(record.metadata);
     }
+  }
+
+  async getVectors(partition: VectorPartition, keys: string[]): Promise<Map<string, StoredVector>> {
+    const found = new Map<string, StoredVector>();
+    const target = this.partitionFor(partition, false);
+    if (!target) return found;
+    for (const key of keys) {
+      const slot = target.slots.get(key);
+      if (slot === undefined) continue;
+      found.set(key, { vector: target.vectors.slice(slot * target.dimension, (slot + 1) * target.dimension), text: target.texts[slot]! });
+    }
+    return found;
   }
 
   async deleteKeys(partition: VectorPartition, keys: string[]): Promise<void> {

@@ -24,6 +24,8 @@ export const S3_VECTORS_LIMITS = {
   /** Vectors per PutVectors and per DeleteVectors call. */
   maxVectorsPerPut: 500,
   maxKeysPerDelete: 500,
+  /** Keys per GetVectors call. */
+  maxKeysPerGet: 100,
   /** QueryVectors `topK` (early preview documentation said 30; the current limit is 100). */
   maxTopK: MAX_TOP_K,
   /** Vectors per ListVectors page and indexes per ListIndexes page. */

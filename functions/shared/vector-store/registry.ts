@@ -9,7 +9,7 @@ import type { VectorStore } from "./types.ts";
  */
 
 /** What a function does with vectors; its grants follow from these. */
-export type VectorOperation = "count" | "query" | "write" | "delete" | "list";
+export type VectorOperation = "count" | "query" | "write" | "read" | "delete" | "list";
 
 export interface VectorStoreModule {
   createVectorStore(): VectorStore;
@@ -37,6 +37,8 @@ export const VECTOR_STORES = {
       query: ["s3vectors:QueryVectors", "s3vectors:GetVectors"],
       // Writing creates a partition's index (and its namespace's registry entry) on first use.
       write: ["s3vectors:PutVectors", "s3vectors:CreateIndex"],
+      // A re-ingest reuses the previous run's vectors of unchanged chunks (embedding reuse).
+      read: ["s3vectors:GetVectors"],
       // Dropping a partition deletes its index and its registry entry, and reads what remains.
       delete: ["s3vectors:DeleteVectors", "s3vectors:DeleteIndex", "s3vectors:ListVectors"],
       list: ["s3vectors:ListVectors"],
@@ -46,7 +48,7 @@ export const VECTOR_STORES = {
   },
   embedded: {
     label: "in-process exact search (local stack and tests)",
-    iamActions: { count: [], query: [], write: [], delete: [], list: [] },
+    iamActions: { count: [], query: [], write: [], read: [], delete: [], list: [] },
     environment: [],
     load: lazy(() => import("./embedded.ts")),
   },

@@ -5,7 +5,7 @@ import { config } from "../platform/env.ts";
 import { logger } from "../platform/logger.ts";
 import { observed } from "../platform/sdk-observer.ts";
 import { toS3VectorsFilter } from "./s3-vectors-filter.ts";
-import { clampTopK, type VectorMatch, type VectorQueryOptions, type VectorRecord, type VectorStore } from "./types.ts";
+import { clampTopK, type StoredVector, type VectorMatch, type VectorQueryOptions, type VectorRecord, type VectorStore } from "./types.ts";
 import { type VectorPartition } from "../domain/partitions.ts";
 import { type MetadataValue } from "../domain/metadata-filter.ts";
 import {
@@ -179,6 +179,30 @@ export class S3VectorsStore implements VectorStore {
         await put();
       }
     }
+  }
+
+  async getVectors(partition: VectorPartition, keys: string[]): Promise<Map<string, StoredVector>> {
+    const found = new Map<string, StoredVector>();
+    if (keys.length === 0) return found;
+    const { sdk, client } = await this.connect();
+    const indexName = partitionIndexName(partition.namespaceId, partition.tenantId);
+    for (let start = 0; start < keys.length; start += S3_VECTORS_LIMITS.maxKeysPerGet) {
+      const batch = keys.slice(start, start + S3_VECTORS_LIMITS.maxKeysPerGet);
+      try {
+        const result = await this.retrying(() =>
+          client.send(new sdk.GetVectorsCommand({ vectorBucketName: this.bucket, indexName, keys: batch, returnData: true, returnMetadata: true })),
+        );
+        for (const vector of result.vectors ?? []) {
+          const text = (vector.metadata as Record<string, unknown> | undefined)?.[TEXT_METADATA_KEY];
+          if (vector.key && vector.data?.float32 && typeof text === "string") found.set(vector.key, { vector: Float32Array.from(vector.data.float32), text });
+        }
+      } catch (error) {
+        // No index: nothing was written to this partition, so there is nothing to reuse.
+        if (isNotFound(error)) return found;
+        throw error;
+      }
+    }
+    return found;
   }
 
   async deleteKeys(partition: VectorPartition, keys: string[]): Promise<void> {

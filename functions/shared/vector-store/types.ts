@@ -23,11 +23,21 @@ export interface VectorQueryOptions {
   filter?: MetadataFilter;
 }
 
+export interface StoredVector {
+  vector: Float32Array;
+  text: string;
+}
+
 export interface VectorStore {
   /** Idempotent by key: writing a key again replaces its vector, metadata and text. */
   upsert(partition: VectorPartition, records: VectorRecord[]): Promise<void>;
   /** Keys that do not exist (and partitions that do not) are fine. */
   deleteKeys(partition: VectorPartition, keys: string[]): Promise<void>;
+  /**
+   * The stored vectors of these keys with their chunk text, for reusing a previous run's
+   * embeddings; keys that do not exist (and partitions that do not) are absent from the result.
+   */
+  getVectors(partition: VectorPartition, keys: string[]): Promise<Map<string, StoredVector>>;
   /** Best first; an unknown partition has no matches. */
   query(partition: VectorPartition, vector: Float32Array, options: VectorQueryOptions): Promise<VectorMatch[]>;
   /** Pages of keys, for reconciliation; order is unspecified. */

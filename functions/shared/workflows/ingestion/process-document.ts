@@ -20,6 +20,7 @@ import { chunksKey, stagingChunksKey, stagingPagesKey } from "../../storage/obje
 import type { ExtractedDocument } from "../../extraction/types.ts";
 import { buildSegment, writeSegment } from "../../keyword-index/bm25.ts";
 import { vectorStore } from "../../vector-store/index.ts";
+import type { VectorStore } from "../../vector-store/types.ts";
 import { chunkId, parseVectorKey, type ChunksFile, vectorKey } from "../../domain/chunks.ts";
 import { isVectorValidationError, isZeroVector } from "../../vector-store/limits.ts";
 import { documentMetadata } from "./vector-metadata.ts";
@@ -28,8 +29,21 @@ import { FileFetchError } from "../../fetch/public-url.ts";
 import { PermanentFailure, readSource } from "./read-source.ts";
 import { chunkPlacements } from "./chunk-placement.ts";
 import type { StepBudget } from "../step-budget.ts";
-import { partitionOf } from "../../domain/partitions.ts";
+import { partitionOf, type VectorPartition } from "../../domain/partitions.ts";
 import { afterSettled, finishCleanUpOfSettled, failDocument } from "./settlement.ts";
+
+/**
+ * The staging chunks file: the published chunks file plus, on a re-ingest, which chunks of the
+ * current generation have exactly the same text, so their vectors are copied rather than embedded.
+ */
+type StagedChunks = ChunksFile & { reuse?: ChunkReuse };
+
+interface ChunkReuse {
+  /** The run whose vectors are reused: the document's current (searchable) generation. */
+  runId: string;
+  /** Per new chunk, the sequence number of a chunk with the same text in that run, or null. */
+  sequences: (number | null)[];
+}
 
 /** Stop starting new batches when less than this is left of the invocation. */
 const SAFETY_MARGIN_MS = 60_000;
@@ -72,7 +86,7 @@ export async function processDocument(documentId: string, runId: string, budget:
       document = (await getDocument(documentId))!;
     }
     await faultPoint("document:pre-processing");
-    let chunksFile: ChunksFile;
+    let chunksFile: StagedChunks;
     if (document.status === "PRE_PROCESSING") {
       const prepared = await prepareChunks(document, settings, budget);
       if (prepared === "continue") return enqueue("ingest", { kind: "document", documentId, runId });
@@ -84,7 +98,7 @@ export async function processDocument(documentId: string, runId: string, budget:
       if (document.checkpoint?.runId !== runId) throw new Error(`document ${documentId} is PROCESSING without a checkpoint of its run`);
       const staged = await getObjectText(document.checkpoint.stagingKey);
       if (staged === null) throw new Error(`the staging chunks file of document ${documentId} is missing`);
-      chunksFile = JSON.parse(staged) as ChunksFile;
+      chunksFile = JSON.parse(staged) as StagedChunks;
     }
     const progress = await embedFromCheckpoint(document, namespace, chunksFile, budget);
     if (progress === "continue") await enqueue("ingest", { kind: "document", documentId, runId });
@@ -133,7 +147,7 @@ async function stepAside(document: DocumentRecord): Promise<void> {
  * Parses and chunks the source, stages the result and moves to PROCESSING; `continue` when a long
  * paged file has more pages to read in the next step; null when another delivery got there first.
  */
-async function prepareChunks(document: DocumentRecord, settings: IngestConfig, budget: StepBudget): Promise<ChunksFile | "continue" | null> {
+async function prepareChunks(document: DocumentRecord, settings: IngestConfig, budget: StepBudget): Promise<StagedChunks | "continue" | null> {
   // Extraction must leave the step time to stage its result; a file (or one page) that needs more fails.
   const deadlineMs = Date.now() + budget.remainingMs() - SAFETY_MARGIN_MS;
   const read = await readSource(document, settings, { deadlineMs, stopAtMs: deadlineMs - JOIN_AND_CHUNK_MS });
@@ -161,7 +175,8 @@ async function prepareChunks(document: DocumentRecord, settings: IngestConfig, b
   }
   const totalCharacters = chunks.reduce((sum, chunk) => sum + chunk.text.length, 0);
   const placements = chunkPlacements(chunks, extracted);
-  const chunksFile: ChunksFile = {
+  const reuse = await reusableChunks(document, chunks);
+  const chunksFile: StagedChunks = {
     metadata: documentMetadata(document, settings),
     total_chunks: chunks.length,
     total_characters: totalCharacters,
@@ -170,6 +185,7 @@ async function prepareChunks(document: DocumentRecord, settings: IngestConfig, b
       text: chunk.text,
       metadata: { sequence_number: sequence, ...placements[sequence] },
     })),
+    ...(reuse ? { reuse } : {}),
   };
   const stagingKey = stagingChunksKey(document.namespaceId, document.id, document.runId, randomUUID());
   await putObject(stagingKey, JSON.stringify(chunksFile), "application/json");
@@ -193,6 +209,51 @@ async function prepareChunks(document: DocumentRecord, settings: IngestConfig, b
   // Another delivery staged its own file and moved first; it carries on with that one.
   await deleteObjects([stagingKey]);
   return null;
+}
+
+/**
+ * On a re-ingest, the chunks whose exact text the document's current generation already embedded
+ * (its published chunks file says which). The namespace's embedding model cannot change, and the
+ * vectors stay in the same partition, so a vector is reused only for the same model, dimensions,
+ * namespace and tenant, and only from this document's own previous run.
+ */
+async function reusableChunks(document: DocumentRecord, chunks: readonly { text: string }[]): Promise<ChunkReuse | undefined> {
+  const previous = document.generation;
+  if (!previous || previous.runId === document.runId) return undefined;
+  const published = await getObjectText(chunksKey(document.namespaceId, document.id));
+  if (published === null) return undefined;
+  const sequenceOf = new Map<string, number>();
+  for (const chunk of (JSON.parse(published) as ChunksFile).chunks) {
+    if (!sequenceOf.has(chunk.text) && chunk.metadata.sequence_number < previous.totalChunks) sequenceOf.set(chunk.text, chunk.metadata.sequence_number);
+  }
+  const sequences = chunks.map((chunk) => sequenceOf.get(chunk.text) ?? null);
+  return sequences.some((sequence) => sequence !== null) ? { runId: previous.runId, sequences } : undefined;
+}
+
+/** The previous run's vectors of the batch's reusable chunks that still exist, by new sequence number. */
+async function reusedVectors(
+  store: VectorStore,
+  partition: VectorPartition,
+  document: DocumentRecord,
+  reuse: ChunkReuse | undefined,
+  batch: StagedChunks["chunks"],
+  dimension: number,
+): Promise<Map<number, Float32Array>> {
+  const reused = new Map<number, Float32Array>();
+  if (!reuse) return reused;
+  const wanted = new Map<string, StagedChunks["chunks"][number]>();
+  for (const chunk of batch) {
+    const previous = reuse.sequences[chunk.metadata.sequence_number];
+    if (previous !== null && previous !== undefined) wanted.set(vectorKey(document.id, reuse.runId, previous), chunk);
+  }
+  if (wanted.size === 0) return reused;
+  const found = await store.getVectors(partition, [...wanted.keys()]);
+  for (const [key, chunk] of wanted) {
+    // The stored text must be the chunk's own: the chunks file only hints which vectors to fetch.
+    const stored = found.get(key);
+    if (stored && stored.vector.length === dimension && stored.text === chunk.text) reused.set(chunk.metadata.sequence_number, stored.vector);
+  }
+  return reused;
 }
 
 /**
@@ -228,7 +289,7 @@ async function saveExtractedPages(document: DocumentRecord, part: ExtractedDocum
 async function embedFromCheckpoint(
   document: DocumentRecord,
   namespace: NamespaceRecord,
-  chunksFile: ChunksFile,
+  chunksFile: StagedChunks,
   budget: StepBudget,
 ): Promise<"done" | "continue" | "stopped"> {
   const checkpoint = document.checkpoint!;
@@ -241,10 +302,14 @@ async function embedFromCheckpoint(
   while (embedded < chunksFile.chunks.length) {
     if (embedded >= stepLimit || budget.remainingMs() < SAFETY_MARGIN_MS) return "continue";
     const batch = chunksFile.chunks.slice(embedded, Math.min(embedded + embedder.maxBatch, stepLimit));
-    const result = await embedder.embedDocuments(batch.map((chunk) => chunk.text));
-    const records = batch.map((chunk, index) => ({
+    // Unchanged chunks of a re-ingest take their vector from the previous run; only the rest is embedded.
+    const vectors = await reusedVectors(store, partition, document, chunksFile.reuse, batch, embedder.dimension);
+    const fresh = batch.filter((chunk) => !vectors.has(chunk.metadata.sequence_number));
+    const result = fresh.length > 0 ? await embedder.embedDocuments(fresh.map((chunk) => chunk.text)) : { vectors: [], tokens: 0 };
+    fresh.forEach((chunk, index) => vectors.set(chunk.metadata.sequence_number, result.vectors[index]!));
+    const records = batch.map((chunk) => ({
       key: vectorKey(document.id, document.runId, chunk.metadata.sequence_number),
-      vector: result.vectors[index]!,
+      vector: vectors.get(chunk.metadata.sequence_number)!,
       text: chunk.text,
       metadata: { ...chunksFile.metadata, ...chunk.metadata },
     }));
@@ -286,8 +351,9 @@ async function embedFromCheckpoint(
  * Publishes the run: the chunks file moves into place, then one transaction makes the new vector
  * generation current, retires the previous one and counts the document on its job.
  */
-async function complete(document: DocumentRecord, chunksFile: ChunksFile): Promise<void> {
+async function complete(document: DocumentRecord, staged: StagedChunks): Promise<void> {
   const checkpoint = document.checkpoint!;
+  const { reuse: _reuse, ...chunksFile } = staged;
   await putObject(chunksKey(document.namespaceId, document.id), JSON.stringify(chunksFile), "application/json");
   const segmentKey = await writeSegment(document.namespaceId, document.tenantId, buildSegment(document.id, document.runId, chunksFile));
   await faultPoint("document:chunks-published");
