@@ -1,5 +1,6 @@
 import { createHash, createHmac, timingSafeEqual } from "node:crypto";
 import { createServer, request as forward, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import { isPagedListing, servePagedListing } from "./s3-listing.ts";
 
 /**
  * A front for the S3 emulator that checks presigned URLs the way S3 does. The emulator accepts any
@@ -32,6 +33,7 @@ export async function startS3Gateway(options: S3GatewayOptions): Promise<S3Gatew
         if (refusal) return sendS3Error(res, refusal.code, refusal.message);
       }
       if (isLargeSinglePut(req, url)) return await relayAsMultipartUpload(req, res, upstream);
+      if (isPagedListing(req, url)) return await servePagedListing(req, res, upstream, url);
       proxy(req, res, upstream, responseOverrides(url));
     } catch (error) {
       sendS3Error(res, "InternalError", error instanceof Error ? error.message : String(error), 500);
