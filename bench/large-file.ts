@@ -33,7 +33,7 @@ import { nodeOptions } from "../lib/node-options.ts";
 import { workerForQueue } from "../lib/workers.ts";
 import { startLocalStack } from "../local/stack.ts";
 import { startPoller } from "../local/sqs-poller.ts";
-import { type BenchApi, benchApi, createNamespace, generateProse, isEntryPoint, newOrganizationKey, saveResults, seededRandom, sleep } from "./support.ts";
+import { argument, type BenchApi, benchApi, createNamespace, generateProse, isEntryPoint, newOrganizationKey, saveResults, seededRandom, sleep } from "./support.ts";
 
 const DEFAULT_RESULTS_FILE = fileURLToPath(new URL("./results/large-file.json", import.meta.url));
 const MB = 1024 * 1024;
@@ -509,11 +509,6 @@ export async function runLargeFileBenchmark(options: LargeFileOptions = {}): Pro
     await sink.close();
     rmSync(directory, { recursive: true, force: true });
   }
-}
-
-function argument(name: string): string | undefined {
-  const index = process.argv.indexOf(`--${name}`);
-  return index === -1 ? undefined : process.argv[index + 1];
 }
 
 if (isEntryPoint(import.meta.url)) {

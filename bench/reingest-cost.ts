@@ -16,7 +16,7 @@ import { fileURLToPath } from "node:url";
 import { MAX_BATCH_ITEMS } from "../functions/shared/domain/ingest-job.ts";
 import { startLocalStack } from "../local/stack.ts";
 import { startBedrockRuntimeStub } from "../test/support/bedrock-runtime.ts";
-import { type BenchApi, benchApi, createNamespace, generateProse, isEntryPoint, listAll, mapPool, newOrganizationKey, saveResults, sleep, type JobWire } from "./support.ts";
+import { argument, benchApi, createNamespace, generateProse, isEntryPoint, listAll, mapPool, newOrganizationKey, saveResults, waitForJobs } from "./support.ts";
 
 const DEFAULT_RESULTS_FILE = fileURLToPath(new URL("./results/reingest-cost.json", import.meta.url));
 const SECTIONS = 4;
@@ -48,16 +48,6 @@ function documentText(index: number, editedSection: number | null): string {
     const text = section === editedSection ? `Revised: ${generateProse(900_000 + index * 10 + section, 500, 800)}` : body;
     return `## Section ${section + 1} of document ${index}\n\n${text}`;
   }).join("\n\n");
-}
-
-async function waitForJobs(api: BenchApi, base: string, jobIds: string[], since: string): Promise<void> {
-  for (;;) {
-    const { items } = await listAll<JobWire & { completedAt: string | null }>(api, `${base}/ingest-jobs`);
-    const mine = items.filter((job) => jobIds.includes(job.id));
-    if (mine.some((job) => job.status === "FAILED")) throw new Error(`a job failed: ${JSON.stringify(mine.find((job) => job.status === "FAILED"))}`);
-    if (mine.length === jobIds.length && mine.every((job) => job.status === "COMPLETED" && (job.completedAt ?? "") >= since)) return;
-    await sleep(500);
-  }
 }
 
 function markdownTable(passes: readonly PassResult[]): string {
@@ -166,11 +156,6 @@ export async function runReingestCostBench(options: { documents?: number; edited
     await stack.stop();
     await bedrock.close();
   }
-}
-
-function argument(name: string): string | undefined {
-  const index = process.argv.indexOf(`--${name}`);
-  return index === -1 ? undefined : process.argv[index + 1];
 }
 
 if (isEntryPoint(import.meta.url)) {

@@ -16,7 +16,7 @@ import { performance } from "node:perf_hooks";
 import { fileURLToPath } from "node:url";
 import { MAX_BATCH_ITEMS } from "../functions/shared/domain/ingest-job.ts";
 import { startLocalStack } from "../local/stack.ts";
-import { benchApi, createNamespace, generateProse, isEntryPoint, listAll, newOrganizationKey, saveResults, seededRandom, sleep, type JobWire } from "./support.ts";
+import { argument, benchApi, createNamespace, generateProse, isEntryPoint, newOrganizationKey, saveResults, seededRandom, waitForJobs } from "./support.ts";
 
 const DEFAULT_RESULTS_FILE = fileURLToPath(new URL("./results/retrieval-quality.json", import.meta.url));
 const MODES = ["keyword", "semantic", "hybrid"] as const;
@@ -124,12 +124,7 @@ export async function runRetrievalQualityBench(options: { documents?: number; fa
       const job = await api.expect<{ data: { id: string } }>(201, "POST", `${base}/ingest-jobs`, { payload: { type: "BATCH", items }, config: { chunkSize: 1024 } });
       jobIds.push(job.body.data.id);
     }
-    for (;;) {
-      const { items } = await listAll<JobWire>(api, `${base}/ingest-jobs`);
-      if (items.some((job) => job.status === "FAILED")) throw new Error("an ingest job failed");
-      if (items.filter((job) => jobIds.includes(job.id)).every((job) => job.status === "COMPLETED")) break;
-      await sleep(1000);
-    }
+    await waitForJobs(api, base, jobIds);
     log(`ingested ${texts.length} documents in ${((performance.now() - began) / 1000).toFixed(1)} s`);
 
     const rows: QualityRow[] = [];
@@ -167,11 +162,6 @@ export async function runRetrievalQualityBench(options: { documents?: number; fa
   } finally {
     await stack.stop();
   }
-}
-
-function argument(name: string): string | undefined {
-  const index = process.argv.indexOf(`--${name}`);
-  return index === -1 ? undefined : process.argv[index + 1];
 }
 
 if (isEntryPoint(import.meta.url)) {

@@ -132,6 +132,27 @@ export async function listAll<T>(api: BenchApi, path: string): Promise<{ items: 
   return { items, requests };
 }
 
+/** The value after `--name` on the command line, if given. */
+export function argument(name: string): string | undefined {
+  const index = process.argv.indexOf(`--${name}`);
+  return index === -1 ? undefined : process.argv[index + 1];
+}
+
+/**
+ * Waits until every job of `jobIds` is COMPLETED (and completed after `since`, for re-ingests);
+ * throws as soon as one FAILED.
+ */
+export async function waitForJobs(api: BenchApi, base: string, jobIds: readonly string[], since = ""): Promise<void> {
+  for (;;) {
+    const { items } = await listAll<JobWire>(api, `${base}/ingest-jobs`);
+    const mine = items.filter((job) => jobIds.includes(job.id));
+    const failed = mine.find((job) => job.status === "FAILED");
+    if (failed) throw new Error(`ingest job ${failed.id} failed`);
+    if (mine.length === jobIds.length && mine.every((job) => job.status === "COMPLETED" && (job.completedAt ?? "") >= since)) return;
+    await sleep(500);
+  }
+}
+
 export const sleep = (milliseconds: number) => new Promise((resolve) => setTimeout(resolve, milliseconds));
 
 export function writeJson(file: string, report: unknown): void {

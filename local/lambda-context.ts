@@ -71,6 +71,8 @@ function concurrentInvokeStore(): ConcurrentInvokeStore {
   return store;
 }
 
+const FUNCTION_NAME = Symbol("local function name");
+
 /**
  * Runs one invocation of `functionName` the way Lambda runs concurrent invocations that share an
  * execution environment: inside its own invocation context. Per-invocation state kept there (the
@@ -84,8 +86,6 @@ export function invokeLocally<T>(functionName: string, timeoutSeconds: number, r
     () => run(context),
   );
 }
-
-const FUNCTION_NAME = Symbol("local function name");
 
 /** The function whose invocation is running here, if any (the tests attribute SDK calls with it). */
 export function currentLocalFunction(): string | undefined {

@@ -1,6 +1,7 @@
 import { createHash, createHmac, timingSafeEqual } from "node:crypto";
 import { createServer, request as forward, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import { isPagedListing, servePagedListing } from "./s3-listing.ts";
+import { escapeXml, upstreamCall } from "./s3-upstream.ts";
 
 /**
  * A front for the S3 emulator that checks presigned URLs the way S3 does. The emulator accepts any
@@ -221,28 +222,6 @@ function relayFailure(res: ServerResponse, answer: { status: number; headers: Re
   res.end(answer.body);
 }
 
-function upstreamCall(
-  upstream: URL,
-  method: string,
-  path: string,
-  headers: Record<string, string>,
-  body?: Buffer,
-): Promise<{ status: number; headers: Record<string, unknown>; body: Buffer }> {
-  return new Promise((resolve, reject) => {
-    const outgoing = forward(
-      { host: upstream.hostname, port: upstream.port, method, path, headers: { ...headers, host: upstream.host, "content-length": String(body?.length ?? 0) } },
-      (response) => {
-        const pieces: Buffer[] = [];
-        response.on("data", (piece: Buffer) => pieces.push(piece));
-        response.on("end", () => resolve({ status: response.statusCode ?? 502, headers: response.headers, body: Buffer.concat(pieces) }));
-        response.on("error", reject);
-      },
-    );
-    outgoing.on("error", reject);
-    outgoing.end(body);
-  });
-}
-
 function sendS3Error(res: ServerResponse, code: string, message: string, status = 403): void {
   if (res.headersSent) {
     res.destroy();
@@ -250,8 +229,4 @@ function sendS3Error(res: ServerResponse, code: string, message: string, status 
   }
   res.writeHead(status, { "content-type": "application/xml" });
   res.end(`<?xml version="1.0" encoding="UTF-8"?>\n<Error><Code>${code}</Code><Message>${escapeXml(message)}</Message></Error>`);
-}
-
-function escapeXml(text: string): string {
-  return text.replace(/[<>&"']/g, (char) => `&#${char.charCodeAt(0)};`);
 }

@@ -1,4 +1,5 @@
-import { request as forward, type IncomingMessage, type ServerResponse } from "node:http";
+import type { IncomingMessage, ServerResponse } from "node:http";
+import { escapeXml, upstreamCall } from "./s3-upstream.ts";
 
 /**
  * ListObjectsV2 as S3 pages it. fauxqs sorts keys with `localeCompare` but resumes after a
@@ -26,33 +27,17 @@ function unescapeXml(text: string): string {
     .replace(/&amp;/g, "&");
 }
 
-function escapeXml(text: string): string {
-  return text.replace(/[<>&"']/g, (char) => `&#${char.charCodeAt(0)};`);
-}
-
-function fetchUpstream(upstream: URL, req: IncomingMessage, path: string): Promise<{ status: number; headers: Record<string, unknown>; body: string }> {
-  return new Promise((resolve, reject) => {
-    const outgoing = forward({ host: upstream.hostname, port: upstream.port, method: "GET", path, headers: { ...req.headers, host: upstream.host } }, (response) => {
-      const pieces: Buffer[] = [];
-      response.on("data", (piece: Buffer) => pieces.push(piece));
-      response.on("end", () => resolve({ status: response.statusCode ?? 502, headers: response.headers, body: Buffer.concat(pieces).toString("utf8") }));
-      response.on("error", reject);
-    });
-    outgoing.on("error", reject);
-    outgoing.end();
-  });
-}
-
 export async function servePagedListing(req: IncomingMessage, res: ServerResponse, upstream: URL, url: URL): Promise<void> {
   const prefix = url.searchParams.get("prefix") ?? "";
   const everything = new URLSearchParams({ "list-type": "2", prefix, "max-keys": String(2 ** 31 - 1) });
-  const answer = await fetchUpstream(upstream, req, `${url.pathname}?${everything}`);
+  const headers = Object.fromEntries(Object.entries(req.headers).flatMap(([name, value]) => (typeof value === "string" ? [[name, value]] : [])));
+  const answer = await upstreamCall(upstream, "GET", `${url.pathname}?${everything}`, headers);
   if (answer.status !== 200) {
     res.writeHead(answer.status, { "content-type": String(answer.headers["content-type"] ?? "application/xml") });
     res.end(answer.body);
     return;
   }
-  const entries = [...answer.body.matchAll(/<Contents>[\s\S]*?<\/Contents>/g)].map(([block]) => {
+  const entries = [...answer.body.toString("utf8").matchAll(/<Contents>[\s\S]*?<\/Contents>/g)].map(([block]) => {
     const key = unescapeXml(/<Key>([\s\S]*?)<\/Key>/.exec(block)?.[1] ?? "");
     return { key, bytes: Buffer.from(key, "utf8"), block };
   });

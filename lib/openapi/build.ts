@@ -49,7 +49,7 @@ const STATUS_MEANING: Record<number, string> = {
 };
 
 /** A zod schema as JSON Schema 2020-12 (OpenAPI 3.1's dialect): what a client sends (`input`) or receives (`output`). */
-export function jsonSchemaOf(schema: z.ZodMiniType, io: "input" | "output"): JsonSchema {
+function jsonSchemaOf(schema: z.ZodMiniType, io: "input" | "output"): JsonSchema {
   const { $schema: _dialect, ...rest } = z.toJSONSchema(schema, { target: "draft-2020-12", io, unrepresentable: "any" }) as JsonSchema;
   return rest;
 }
@@ -65,7 +65,7 @@ async function handlerSpec(route: Route): Promise<AnySpec> {
 }
 
 /** The error statuses a route can answer, from what its handler validates and what the gateway adds. */
-export function errorStatuses(spec: AnySpec, doc: OperationDoc, isPublic: boolean): number[] {
+function errorStatuses(spec: AnySpec, doc: OperationDoc, isPublic: boolean): number[] {
   if (isPublic) return [400, 429, 500];
   const statuses = new Set([400, 401, 403, 404, 413, 429, 500]);
   if (spec.query || spec.body) statuses.add(422);

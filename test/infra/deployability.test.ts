@@ -1,4 +1,4 @@
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import { createServer, type Server } from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type VectorPartition } from "../../functions/shared/domain/partitions.ts";
 import { embedderFor } from "../../functions/shared/embedding/index.ts";
@@ -8,6 +8,7 @@ import type { VectorOperation } from "../../functions/shared/vector-store/regist
 import type { VectorRecord } from "../../functions/shared/vector-store/types.ts";
 import { HTTP_FUNCTIONS } from "../../lib/routes.ts";
 import { SCHEDULED_FUNCTIONS, WORKERS } from "../../lib/workers.ts";
+import { answer, readJson } from "../support/aws-json-server.ts";
 import { type BedrockRuntimeStub, startBedrockRuntimeStub } from "../support/bedrock-runtime.ts";
 import { type GrantsByFunction, isGranted, synthesizedGrants } from "../support/iam.ts";
 
@@ -50,22 +51,6 @@ let grants: GrantsByFunction;
 let vectorServer: Server;
 let bedrock: BedrockRuntimeStub;
 const restoreEnv: Record<string, string | undefined> = {};
-
-function readJson(request: IncomingMessage): Promise<{ raw: Buffer; body: any }> {
-  return new Promise((resolve) => {
-    const chunks: Buffer[] = [];
-    request.on("data", (chunk: Buffer) => chunks.push(chunk));
-    request.on("end", () => {
-      const raw = Buffer.concat(chunks);
-      resolve({ raw, body: raw.length > 0 ? JSON.parse(raw.toString("utf8")) : {} });
-    });
-  });
-}
-
-function answer(response: ServerResponse, status: number, body: unknown, errorType?: string): void {
-  response.writeHead(status, { "content-type": "application/json", ...(errorType ? { "x-amzn-errortype": errorType } : {}) });
-  response.end(JSON.stringify(body));
-}
 
 /** S3 Vectors' REST-JSON API over an in-memory bucket, refusing what the service refuses. */
 function s3VectorsServer(): Server {

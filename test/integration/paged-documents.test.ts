@@ -1,6 +1,6 @@
 import { createServer, type Server } from "node:http";
 import { ListObjectsV2Command, PutObjectCommand } from "@aws-sdk/client-s3";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it } from "vitest";
 import type { ChunksFile } from "../../functions/shared/domain/chunks.ts";
 import { getDocument } from "../../functions/shared/db/documents.ts";
 import { setFaultInjector } from "../../functions/shared/platform/fault-points.ts";

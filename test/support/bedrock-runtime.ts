@@ -1,4 +1,5 @@
-import { createServer, type Http2Server, type Http2ServerRequest, type Http2ServerResponse } from "node:http2";
+import { createServer, type Http2Server } from "node:http2";
+import { answer, readJson } from "./aws-json-server.ts";
 
 /**
  * A Bedrock Runtime endpoint on 127.0.0.1: InvokeModel over HTTP/2 (as the SDK speaks it) for the
@@ -32,24 +33,11 @@ function vectorOf(text: string, dimension: number): number[] {
   return vector;
 }
 
-function readJson(request: Http2ServerRequest): Promise<Record<string, any>> {
-  return new Promise((resolve) => {
-    const chunks: Buffer[] = [];
-    request.on("data", (chunk: Buffer) => chunks.push(chunk));
-    request.on("end", () => resolve(JSON.parse(Buffer.concat(chunks).toString("utf8") || "{}") as Record<string, any>));
-  });
-}
-
-function answer(response: Http2ServerResponse, status: number, body: unknown, errorType?: string): void {
-  response.writeHead(status, { "content-type": "application/json", ...(errorType ? { "x-amzn-errortype": errorType } : {}) });
-  response.end(JSON.stringify(body));
-}
-
 export async function startBedrockRuntimeStub(): Promise<BedrockRuntimeStub> {
   const invocations: BedrockInvocation[] = [];
   const violations: string[] = [];
   const server: Http2Server = createServer(async (request, response) => {
-    const body = await readJson(request);
+    const { body } = await readJson(request);
     const modelId = decodeURIComponent((request.url ?? "").split("/")[2] ?? "");
     invocations.push({ modelId, body });
     const refuse = (message: string) => violations.push(`Bedrock ${modelId}: ${message}`);

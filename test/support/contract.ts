@@ -9,6 +9,8 @@ type Json = Record<string, any>;
 // ajv-formats ships CommonJS typings for an ES default export.
 const addFormats = addFormatsModule as unknown as (ajv: Ajv2020) => Ajv2020;
 
+const ERROR_SCHEMA: Json = { $ref: "#/components/schemas/Error" };
+
 interface MatchedOperation {
   operation: Json;
   pathTemplate: string;
@@ -46,7 +48,7 @@ export class ContractChecker {
     if (!matched) {
       // No operation: the gateway's own refusal, in the error envelope.
       if (![400, 404, 413].includes(exchange.status)) problems.push(`${label}: no operation in the document has this path and method`);
-      problems.push(...this.validate({ $ref: "openapi#/components/schemas/Error" }, body, `${label}: response body`));
+      problems.push(...this.validate(ERROR_SCHEMA, body, `${label}: response body`));
       return problems;
     }
     const { operation } = matched;
@@ -60,7 +62,7 @@ export class ContractChecker {
     if (!content) {
       problems.push(`${label}: content type ${contentType || "(none)"} is not documented for ${operation.operationId} ${exchange.status}`);
     } else if (contentType === "application/json") {
-      problems.push(...this.validate(this.resolved(content.schema), body, `${label}: response body of ${operation.operationId}`));
+      problems.push(...this.validate(content.schema, body, `${label}: response body of ${operation.operationId}`));
     }
     if (exchange.status < 300) problems.push(...this.checkRequest(exchange, matched, rawQuery, label));
     return problems;
@@ -132,11 +134,11 @@ export class ContractChecker {
     return JSON.parse(JSON.stringify(schema).replace(/"#\/components\//g, '"openapi#/components/')) as Json;
   }
 
+  /** Compiled once per schema object of the document (they keep their identity across exchanges). */
   private validate(schema: Json, value: unknown, label: string): string[] {
-    const resolved = this.resolved(schema);
     let validator = this.validators.get(schema);
     if (!validator) {
-      validator = this.ajv.compile(resolved);
+      validator = this.ajv.compile(this.resolved(schema));
       this.validators.set(schema, validator);
     }
     if (validator(value)) return [];

@@ -108,12 +108,12 @@ export function needsOf(call: SdkCall, names: LocalNames): Need[] {
       return [{ action: `dynamodb:${call.command}`, resource: table(input.TableName, input.IndexName) }];
     }
     case "S3Client": {
-      const action = { HeadObject: "GetObject", ListObjectsV2: "ListBucket", DeleteObjects: "DeleteObject" }[call.command as string] ?? call.command;
       if (call.command === "ListObjectsV2") return [{ action: "s3:ListBucket", resource: input.Bucket === names.bucketName ? "bucket" : `bucket:${input.Bucket}` }];
       if (call.command === "DeleteObjects") {
         return (input.Delete.Objects as { Key: string }[]).map((entry) => ({ action: "s3:DeleteObject", resource: object(input.Bucket, entry.Key) }));
       }
-      return [{ action: `s3:${action}`, resource: object(input.Bucket, input.Key) }];
+      // HEAD needs the read permission; every other object command is its own action.
+      return [{ action: `s3:${call.command === "HeadObject" ? "GetObject" : call.command}`, resource: object(input.Bucket, input.Key) }];
     }
     case "SQSClient":
       return [{ action: `sqs:${call.command === "SendMessageBatch" ? "SendMessage" : call.command}`, resource: queue(input.QueueUrl) }];

@@ -9,9 +9,9 @@ export function s3(): S3Client {
   // presigned PUT URLs, which real uploads then fail.
   s3Client ??= observed(
     new S3Client({
-    requestChecksumCalculation: "WHEN_REQUIRED",
-    responseChecksumValidation: "WHEN_REQUIRED",
-    forcePathStyle: Boolean(process.env.AWS_ENDPOINT_URL_S3),
+      requestChecksumCalculation: "WHEN_REQUIRED",
+      responseChecksumValidation: "WHEN_REQUIRED",
+      forcePathStyle: Boolean(process.env.AWS_ENDPOINT_URL_S3),
     }),
   );
   return s3Client;

@@ -18,16 +18,6 @@ export async function headObject(key: string): Promise<{ size: number; contentTy
   }
 }
 
-export async function getObjectBytes(key: string): Promise<Uint8Array | null> {
-  try {
-    const result = await s3().send(new GetObjectCommand({ Bucket: config.bucketName(), Key: key }));
-    return await result.Body!.transformToByteArray();
-  } catch (error) {
-    if (isMissing(error)) return null;
-    throw error;
-  }
-}
-
 /** The object's bytes with the ETag of exactly those bytes (a later overwrite has another). */
 export async function readObject(key: string): Promise<{ bytes: Uint8Array; etag: string } | null> {
   try {
@@ -40,8 +30,8 @@ export async function readObject(key: string): Promise<{ bytes: Uint8Array; etag
 }
 
 export async function getObjectText(key: string): Promise<string | null> {
-  const bytes = await getObjectBytes(key);
-  return bytes === null ? null : Buffer.from(bytes).toString("utf8");
+  const stored = await readObject(key);
+  return stored === null ? null : Buffer.from(stored.bytes).toString("utf8");
 }
 
 /** Writes the object; resolves with its ETag. */

@@ -60,14 +60,14 @@ export async function readSource(document: DocumentRecord, settings: IngestConfi
     const head = await headObject(source.key);
     if (!head) throw new PermanentFailure("the uploaded file no longer exists");
     const type = fileType(document.name ?? source.key, head.contentType);
-    if (head.size > uploadLimit(type)) throw new PermanentFailure(`the file is larger than ${uploadLimit(type)} bytes`);
+    assertWithinLimit(head.size, type);
     const stored = await readObject(source.key);
     if (!stored) throw new PermanentFailure("the uploaded file no longer exists");
     file = { bytes: stored.bytes, type, etag: stored.etag };
   } else {
     const fetched = await fetchPublicFile(source.fileUrl, largestUploadLimit());
     const type = fileType(document.name ?? new URL(fetched.finalUrl).pathname, fetched.contentType);
-    if (fetched.bytes.byteLength > uploadLimit(type)) throw new PermanentFailure(`the file is larger than ${uploadLimit(type)} bytes`);
+    assertWithinLimit(fetched.bytes.byteLength, type);
     file = { bytes: fetched.bytes, type, etag: null };
   }
 
@@ -123,6 +123,11 @@ function fileType(fileName: string, contentType: string | undefined): FileType {
   const type = resolveFileType({ fileName, contentType: contentType ?? "" });
   if (!type) throw new PermanentFailure(`unsupported file type ${contentType ?? "(none)"} for ${fileName}`);
   return type;
+}
+
+function assertWithinLimit(size: number, type: FileType): void {
+  const limit = uploadLimit(type);
+  if (size > limit) throw new PermanentFailure(`the file is larger than ${limit} bytes`);
 }
 
 async function extractorFor(type: FileType): Promise<FormatExtractor> {
