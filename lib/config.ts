@@ -37,12 +37,15 @@ export interface StageConfig {
   /** Origins allowed to PUT/GET presigned URLs from a browser. */
   corsOrigins: string[];
   defaultEmbeddingProvider: "BEDROCK";
+  /** Reranks searches of namespaces that chose no reranker; Bedrock needs no key. */
+  defaultReranker: "BEDROCK";
   uploadUrlTtlSeconds: number;
   downloadUrlTtlSeconds: number;
 }
 
 const SHARED = {
   defaultEmbeddingProvider: "BEDROCK",
+  defaultReranker: "BEDROCK",
   uploadUrlTtlSeconds: 3600,
   downloadUrlTtlSeconds: 3600,
 } as const;

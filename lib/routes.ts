@@ -22,6 +22,8 @@ export interface FunctionAccess {
   vectors?: readonly VectorOperation[];
   /** Embeds text with the namespace's model (Bedrock in AWS). */
   embeds?: boolean;
+  /** Reranks search results (Bedrock Rerank in AWS, unless the namespace chose a provider). */
+  reranks?: boolean;
 }
 
 export interface HttpFunctionDefinition {
@@ -177,7 +179,7 @@ export const HTTP_FUNCTIONS: HttpFunctionDefinition[] = [
     id: "Search",
     entry: "functions/http/search/search.ts",
     routes: [{ method: "POST", path: `${NAMESPACE}/search` }],
-    access: { table: "read", bucket: "read", vectors: ["query"], embeds: true },
+    access: { table: "read", bucket: "read", vectors: ["query"], embeds: true, reranks: true },
   },
   {
     id: "OpenApiDocument",

@@ -122,6 +122,8 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       [ENV.deleteQueueUrl]: resources.queues.delete.url,
       [ENV.stage]: "local",
       [ENV.defaultEmbeddingProvider]: "LOCAL",
+      // Offline: no reranker unless a namespace names one (searches answer `x-rerank: unavailable`).
+      [ENV.defaultReranker]: "NONE",
       [ENV.vectorStoreBackend]: "embedded",
       ...options.env,
     });

@@ -15,6 +15,7 @@ import type { StageConfig } from "../config.ts";
 import { acknowledgeWildcardActions, acknowledgeWildcardResource } from "../nag.ts";
 import { DYNAMODB_IAM_ACTIONS } from "../../functions/shared/db/iam-actions.ts";
 import { marketplaceProductIds } from "../../functions/shared/embedding/registry.ts";
+import { BEDROCK_RERANK_MODELS, rerankMarketplaceProductIds } from "../../functions/shared/reranking/registry.ts";
 import { VECTOR_STORES } from "../../functions/shared/vector-store/registry.ts";
 import { nodeOptions } from "../node-options.ts";
 import { projectPath } from "../project.ts";
@@ -226,20 +227,38 @@ export class AppFunction extends Construct {
         models,
         "The embedding model is chosen per namespace at run time; foundation models are AWS-owned, read-only and region-scoped.",
       );
+    }
+
+    if (access.reranks) {
+      // Rerank has no resource type; the model it runs is checked as an InvokeModel on that model.
+      this.fn.addToRolePolicy(new PolicyStatement({ actions: ["bedrock:Rerank"], resources: ["*"] }));
+      this.fn.addToRolePolicy(
+        new PolicyStatement({
+          actions: ["bedrock:InvokeModel"],
+          resources: BEDROCK_RERANK_MODELS.map((model) =>
+            Stack.of(this).formatArn({ service: "bedrock", account: "", resource: "foundation-model", resourceName: model }),
+          ),
+        }),
+      );
+      this.addEnvironment(ENV.defaultReranker, this.config.defaultReranker);
+    }
+
+    const products = [...(access.embeds ? marketplaceProductIds() : []), ...(access.reranks ? rerankMarketplaceProductIds() : [])];
+    if (products.length > 0) {
       // Bedrock subscribes the account to a third-party model (Cohere) on its first call, as the
-      // caller: the role needs these, limited to the products the embedding registry names.
+      // caller: the role needs these, limited to the products the registries name.
       this.fn.addToRolePolicy(
         new PolicyStatement({
           actions: ["aws-marketplace:Subscribe", "aws-marketplace:Unsubscribe"],
           resources: ["*"],
-          conditions: { "ForAnyValue:StringEquals": { "aws-marketplace:ProductId": marketplaceProductIds() } },
+          conditions: { "ForAnyValue:StringEquals": { "aws-marketplace:ProductId": products } },
         }),
       );
       this.fn.addToRolePolicy(new PolicyStatement({ actions: ["aws-marketplace:ViewSubscriptions"], resources: ["*"] }));
       acknowledgeWildcardResource(
         this,
         "*",
-        "AWS Marketplace subscriptions have no resource ARN; Subscribe and Unsubscribe are limited by aws-marketplace:ProductId to the registry's Bedrock models, ViewSubscriptions only reads.",
+        "AWS Marketplace subscriptions and Bedrock Rerank have no resource ARN; Subscribe and Unsubscribe are limited by aws-marketplace:ProductId to the registries' Bedrock models, ViewSubscriptions only reads, and the rerank model itself is checked as InvokeModel on the named models.",
       );
     }
   }

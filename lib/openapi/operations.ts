@@ -183,11 +183,18 @@ export const OPERATIONS: Record<string, OperationDoc> = {
     summary: "Search a namespace (semantic, keyword or hybrid)",
     tag: "Search",
     success: { status: 200, data: "SearchResult", list: true },
-    description: "Reranking fields are accepted; this deployment has no reranker, so results keep their retrieval order, carry no `rerankScore`, and a response to `rerank: true` (the default) says so in `x-rerank`.",
+    description:
+      "With `rerank: true` (the default) the namespace's reranker (else the deployment's: Amazon Bedrock Rerank when deployed) reorders the `topK` retrieved chunks and the best `rerankLimit` come back, best first, each with a `rerankScore`. " +
+      "`rerankModel` picks a model where the reranker has it (README, \"Reranking\"). Without a reranker, or when it fails, results keep their retrieval order without `rerankScore`, and `x-rerank` says so.",
     successHeaders: {
       "x-rerank": {
-        description: "`unavailable` when the request asked for reranking and no reranker is configured: the results are in retrieval order.",
-        schema: { type: "string", enum: ["unavailable"] },
+        description:
+          "Present when the request asked for reranking: `reranked`; `unavailable` when no reranker is configured (the offline local stack); `failed` when the reranker failed. In the last two cases the results are in retrieval order.",
+        schema: { type: "string", enum: ["reranked", "unavailable", "failed"] },
+      },
+      "x-rerank-model": {
+        description: "The reranker that served (or failed) the request, as `<provider>:<model>`, e.g. `bedrock:cohere.rerank-v3-5:0`.",
+        schema: { type: "string" },
       },
     },
   },

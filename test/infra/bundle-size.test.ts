@@ -13,11 +13,15 @@ import { type BuiltBundle, buildBundles, functionEntries, MAX_BUNDLE_BYTES } fro
  * from the Lambda runtime (about 100 KB where Bedrock is used, 5 KB for S3 Vectors alone), and
  * CreateIngestJob admits new partitions against the vector index ceiling, which brings the vector
  * store (25 KB). See lib/bundling.ts.
+ *
+ * Raised again (issue 12): Search bundles the Bedrock Agents runtime client for Rerank (about 100 KB,
+ * loaded on the first rerank, not at cold start), and every function that reads a namespace carries
+ * the reranking registry its schema is built from (about 2 KB).
  */
 const OVER_TARGET: Record<string, number> = {
   CreateUploadUrl: 460_000,
   CreateUploadUrls: 460_000,
-  CreateIngestJob: 548_000,
+  CreateIngestJob: 551_000,
   ListIngestJobs: 470_000,
   GetIngestJob: 460_000,
   DeleteIngestJob: 500_000,
@@ -26,10 +30,10 @@ const OVER_TARGET: Record<string, number> = {
   GetDocument: 460_000,
   CreateFileDownloadUrl: 460_000,
   CreateChunksDownloadUrl: 460_000,
-  Search: 620_000,
-  IngestWorker: 645_000,
-  DeleteWorker: 540_000,
-  Reconciler: 540_000,
+  Search: 725_000,
+  IngestWorker: 647_000,
+  DeleteWorker: 542_000,
+  Reconciler: 542_000,
 };
 
 const kb = (bytes: number) => `${(bytes / 1000).toFixed(1)} KB`;
@@ -85,5 +89,7 @@ describe("Lambda bundles (lib/bundling.ts options, as deployed)", () => {
     const has = (id: string, module: string) => bundles.find((bundle) => bundle.id === id)!.modules.some((path) => path.includes(`node_modules/@aws-sdk/${module}/`));
     for (const id of ["Search", "IngestWorker", "DeleteWorker", "Reconciler", "CreateIngestJob"]) expect(has(id, "client-s3vectors"), id).toBe(true);
     for (const id of ["Search", "IngestWorker"]) expect(has(id, "client-bedrock-runtime"), id).toBe(true);
+    const rerankers = bundles.filter((bundle) => bundle.modules.some((path) => path.includes("node_modules/@aws-sdk/client-bedrock-agent-runtime/")));
+    expect(rerankers.map((bundle) => bundle.id)).toEqual(["Search"]);
   });
 });

@@ -418,14 +418,34 @@ describe("least privilege", () => {
     for (const { id, fn, access } of subjects(built.stack)) {
       const { statements, actions } = grantsOf(built, fn);
       const embeds = access.embeds === true;
-      expect(actions.has("aws-marketplace:Subscribe"), id).toBe(embeds);
-      if (!embeds) continue;
+      const reranks = access.reranks === true;
+      expect(actions.has("aws-marketplace:Subscribe"), id).toBe(embeds || reranks);
+      if (!embeds && !reranks) continue;
       const subscribe = statements.find((statement) => [statement.Action].flat().includes("aws-marketplace:Subscribe"));
-      expect((subscribe as { Condition?: unknown }).Condition, id).toEqual({
-        "ForAnyValue:StringEquals": { "aws-marketplace:ProductId": ["b7568428-a1ab-46d8-bab3-37def50f6f6a", "38e55671-c3fe-4a44-9783-3584906e7cad"] },
-      });
+      const products = [
+        ...(embeds ? ["b7568428-a1ab-46d8-bab3-37def50f6f6a", "38e55671-c3fe-4a44-9783-3584906e7cad"] : []),
+        ...(reranks ? ["prod-2o5bej62oxkbi"] : []),
+      ];
+      expect((subscribe as { Condition?: unknown }).Condition, id).toEqual({ "ForAnyValue:StringEquals": { "aws-marketplace:ProductId": products } });
       expect(actions.has("aws-marketplace:ViewSubscriptions"), id).toBe(true);
     }
+  });
+
+  it("lets only functions that rerank call Bedrock Rerank, on the registry's rerank models, with Bedrock as the default reranker", () => {
+    const built = dev();
+    for (const { id, fn, access } of subjects(built.stack)) {
+      const { statements, actions } = grantsOf(built, fn);
+      expect(actions.has("bedrock:Rerank"), id).toBe(access.reranks === true);
+      if (access.reranks !== true) continue;
+      const models = statements
+        .filter((statement) => [statement.Action].flat().includes("bedrock:InvokeModel"))
+        .flatMap((statement) => [statement.Resource].flat())
+        .map((resource) => JSON.stringify(resource))
+        .filter((resource) => resource.includes("rerank"));
+      expect(models.map((resource) => /foundation-model\/([^"]+)/.exec(resource)?.[1])).toEqual(["amazon.rerank-v1:0", "cohere.rerank-v3-5:0"]);
+      expect(environmentOf(built, fn).DEFAULT_RERANKER, id).toBe("BEDROCK");
+    }
+    expect(subjects(built.stack).filter((subject) => subject.access.reranks).map((subject) => subject.id)).toEqual(["Search"]);
   });
 
   it("scopes vector access to the service's vector bucket and its indexes", () => {

@@ -57,7 +57,12 @@ export const SDK_OWNERS: Record<string, string[]> = {
 const IO_MODULES = ["node:fs", "node:fs/promises", "node:http", "node:https", "node:net", "node:dns", "node:dns/promises", "node:child_process"];
 
 /** Data-only modules of other layers that core may read (their loaders are lazy `import()`s). */
-export const CORE_MAY_READ = ["functions/shared/extraction/file-types.ts", "functions/shared/extraction/registry.ts", "functions/shared/embedding/registry.ts"];
+export const CORE_MAY_READ = [
+  "functions/shared/extraction/file-types.ts",
+  "functions/shared/extraction/registry.ts",
+  "functions/shared/embedding/registry.ts",
+  "functions/shared/reranking/registry.ts",
+];
 
 const OUTSIDE_FUNCTIONS = ["lib/", "local/", "scripts/", "bench/", "test/"];
 

@@ -55,6 +55,8 @@ export function synthesizedGrants(): GrantsByFunction {
         if (symbol === "bucket") return text.includes("/*") ? "bucket/*" : "bucket";
         return symbol;
       }
+      const model = /foundation-model\/([^"]+)"/.exec(text);
+      if (model) return `foundation-model/${model[1]}`;
       return typeof resource === "string" ? resource : text;
     };
     const functions = [
@@ -117,9 +119,17 @@ export function needsOf(call: SdkCall, names: LocalNames): Need[] {
     }
     case "SQSClient":
       return [{ action: `sqs:${call.command === "SendMessageBatch" ? "SendMessage" : call.command}`, resource: queue(input.QueueUrl) }];
-    // Foundation-model and vector-bucket ARNs are built from tokens in the template: the action is checked.
+    // Foundation models are checked by model id; vector-bucket ARNs are built from tokens in the template, so only the action is.
     case "BedrockRuntimeClient":
-      return [{ action: `bedrock:${call.command}`, resource: "*" }];
+      return [{ action: `bedrock:${call.command}`, resource: `foundation-model/${String(input.modelId)}` }];
+    // Rerank is authorised twice: the action itself, and InvokeModel on the model it runs.
+    case "BedrockAgentRuntimeClient": {
+      const modelArn = String((input.rerankingConfiguration as { bedrockRerankingConfiguration: { modelConfiguration: { modelArn: string } } }).bedrockRerankingConfiguration.modelConfiguration.modelArn);
+      return [
+        { action: `bedrock:${call.command}`, resource: "*" },
+        { action: "bedrock:InvokeModel", resource: `foundation-model/${modelArn.split("/").pop()}` },
+      ];
+    }
     case "S3VectorsClient":
       return [{ action: `s3vectors:${call.command}`, resource: "*" }];
     default:
@@ -135,7 +145,7 @@ function matches(pattern: string, value: string): boolean {
 /**
  * True when one of the grants allows the action on the resource (IAM wildcards in both). A need on
  * `*` asks for the action alone: the resource is an ARN the stack builds from tokens (the vector
- * bucket, a foundation model), which the symbols above do not name.
+ * bucket), which the symbols above do not name.
  */
 export function isGranted(grants: Grant[], need: Need): boolean {
   return grants.some(

@@ -3,11 +3,11 @@ import type { ChunksFile } from "../../functions/shared/domain/chunks.ts";
 import type { TestApi } from "./local-stack.ts";
 
 /** A fresh organization and namespace, with helpers for the namespace's endpoints. */
-export async function newNamespace(api: TestApi, options: { headers?: Record<string, string> } = {}) {
+export async function newNamespace(api: TestApi, options: { headers?: Record<string, string>; body?: Record<string, unknown> } = {}) {
   const { key, organizationId } = await api.newOrganization();
   const slug = `ns-${Math.random().toString(36).slice(2, 10)}`;
-  const created = await api.request("POST", "/v1/namespace", { key, body: { name: "Test", slug } });
-  expect(created.status).toBe(201);
+  const created = await api.request("POST", "/v1/namespace", { key, body: { name: "Test", slug, ...options.body } });
+  expect(created.status, JSON.stringify(created.body)).toBe(201);
   const namespaceId: string = created.body.data.id;
   const base = `/v1/namespace/${namespaceId}`;
   const call = (method: string, path: string, init: { body?: unknown; headers?: Record<string, string>; rawBody?: string } = {}) =>

@@ -2,7 +2,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { embedAll, embedderFor } from "../../functions/shared/embedding/index.ts";
-import { backoffMs, retryAfterMs } from "../../functions/shared/embedding/http-embedder.ts";
+import { backoffMs, retryAfterMs } from "../../functions/shared/platform/provider-http.ts";
 import { EmbeddingError } from "../../functions/shared/embedding/types.ts";
 
 interface Recorded {

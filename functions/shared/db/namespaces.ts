@@ -9,6 +9,7 @@ import {
   defaultEmbeddingConfig,
   type EmbeddingConfig,
   type NamespaceRecord,
+  type RerankingConfig,
   type VectorStoreConfig,
 } from "../domain/namespace.ts";
 import { toRecord } from "./items.ts";
@@ -56,6 +57,7 @@ export interface CreateNamespaceInput {
   slug: string;
   embeddingConfig?: EmbeddingConfig;
   vectorStoreConfig?: VectorStoreConfig;
+  rerankingConfig?: RerankingConfig;
 }
 
 export async function createNamespace(organizationId: string, input: CreateNamespaceInput): Promise<NamespaceRecord> {
@@ -70,6 +72,7 @@ export async function createNamespace(organizationId: string, input: CreateNames
     updatedAt: now,
     embeddingConfig: input.embeddingConfig ?? defaultEmbeddingConfig(config.defaultEmbeddingProvider()),
     vectorStoreConfig: input.vectorStoreConfig ?? { provider: "MANAGED_VECTORSTORE" },
+    ...(input.rerankingConfig ? { rerankingConfig: input.rerankingConfig } : {}),
   };
   await writeWithReservations([
     {
@@ -97,12 +100,15 @@ function slugReservation(organizationId: string, slug: string, namespaceId: stri
 
 export async function updateNamespace(
   namespace: NamespaceRecord,
-  patch: { name?: string; slug?: string },
+  patch: { name?: string; slug?: string; rerankingConfig?: RerankingConfig | null },
 ): Promise<NamespaceRecord> {
   const name = patch.name ?? namespace.name;
   const slug = patch.slug ?? namespace.slug;
-  if (name === namespace.name && slug === namespace.slug) return namespace;
-  const updated: NamespaceRecord = { ...namespace, name, slug, updatedAt: nowIso() };
+  const reranking = patch.rerankingConfig === undefined ? namespace.rerankingConfig : (patch.rerankingConfig ?? undefined);
+  const rerankingChanged = JSON.stringify(reranking) !== JSON.stringify(namespace.rerankingConfig);
+  if (name === namespace.name && slug === namespace.slug && !rerankingChanged) return namespace;
+  const { rerankingConfig: _previous, ...rest } = namespace;
+  const updated: NamespaceRecord = { ...rest, name, slug, updatedAt: nowIso(), ...(reranking ? { rerankingConfig: reranking } : {}) };
   const table = config.tableName();
   const slugChanged = slug !== namespace.slug;
   await writeWithReservations([
@@ -111,7 +117,7 @@ export async function updateNamespace(
         Update: {
           TableName: table,
           Key: keys.namespace(namespace.id),
-          UpdateExpression: "SET #name = :name, slug = :slug, updatedAt = :now",
+          UpdateExpression: `SET #name = :name, slug = :slug, updatedAt = :now${reranking ? ", rerankingConfig = :reranking" : " REMOVE rerankingConfig"}`,
           ConditionExpression: "#status = :active AND slug = :oldSlug",
           ExpressionAttributeNames: { "#name": "name", "#status": "status" },
           ExpressionAttributeValues: {
@@ -120,6 +126,7 @@ export async function updateNamespace(
             ":now": updated.updatedAt,
             ":active": "ACTIVE",
             ":oldSlug": namespace.slug,
+            ...(reranking ? { ":reranking": reranking } : {}),
           },
         },
       },

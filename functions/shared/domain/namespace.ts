@@ -8,6 +8,8 @@ import {
   modelsOf,
 } from "../embedding/registry.ts";
 import { maskSecret } from "./secrets.ts";
+import { modelsInRegion, RERANKING_PROVIDER_IDS, RERANKING_PROVIDERS, type RerankingConfig } from "../reranking/registry.ts";
+import { config } from "../platform/env.ts";
 
 export const namespaceName = z.string().check(z.trim(), z.minLength(1), z.maxLength(64));
 export const namespaceSlug = z
@@ -25,7 +27,27 @@ const providerSchemas = EMBEDDING_PROVIDER_IDS.map((provider) =>
 
 export const embeddingConfigInput = z.discriminatedUnion("provider", providerSchemas) as unknown as z.ZodMiniType<EmbeddingConfig, unknown>;
 
-export type { EmbeddingConfig };
+export type { EmbeddingConfig, RerankingConfig };
+
+/**
+ * The namespace's own reranker, one object schema per row of the reranking registry. Without one,
+ * searches use the deployment's default (Bedrock Rerank when deployed). A Bedrock model must be
+ * offered in the deployment's region, so a namespace cannot choose a reranker that would only fail.
+ */
+const rerankingProviderSchemas = RERANKING_PROVIDER_IDS.map((provider) =>
+  z.object({ provider: z.literal(provider), model: z.optional(z.enum(RERANKING_PROVIDERS[provider].models)), ...RERANKING_PROVIDERS[provider].settings }),
+) as unknown as [z.ZodMiniObject, ...z.ZodMiniObject[]];
+
+export const rerankingConfigInput = (z.discriminatedUnion("provider", rerankingProviderSchemas) as unknown as z.ZodMiniType<RerankingConfig, unknown>).check(
+  z.superRefine((value, context) => {
+    if (value.model === undefined) return;
+    const region = config.awsRegion();
+    const offered = modelsInRegion(value.provider, region);
+    if (!offered.includes(value.model)) {
+      context.addIssue({ code: "custom", path: ["model"], message: `${value.model} is not offered in ${region}; choose ${offered.join(" or ") || "another provider"}` });
+    }
+  }),
+);
 
 /** Only the managed store is accepted on create; the legacy value is returned and served, never set. */
 export const VECTOR_STORE_PROVIDERS = ["MANAGED_VECTORSTORE", "MANAGED_VECTORSTORE_OLD"] as const;
@@ -41,11 +63,14 @@ export const createNamespaceBody = z.object({
   slug: namespaceSlug,
   embeddingConfig: z.optional(embeddingConfigInput),
   vectorStoreConfig: z.optional(vectorStoreConfigInput),
+  rerankingConfig: z.optional(rerankingConfigInput),
 });
 
 export const updateNamespaceBody = z.object({
   name: z.optional(namespaceName),
   slug: z.optional(namespaceSlug),
+  /** Replaces the namespace's reranker; null returns it to the deployment's default. */
+  rerankingConfig: z.optional(z.nullable(rerankingConfigInput)),
 });
 
 export type NamespaceStatus = "ACTIVE" | "DELETING";
@@ -60,6 +85,7 @@ export interface NamespaceRecord {
   updatedAt: string;
   embeddingConfig: EmbeddingConfig;
   vectorStoreConfig: VectorStoreConfig;
+  rerankingConfig?: RerankingConfig;
 }
 
 export function defaultEmbeddingConfig(provider: string): EmbeddingConfig {
@@ -72,8 +98,8 @@ export function defaultEmbeddingConfig(provider: string): EmbeddingConfig {
 
 /** The namespace as callers see it: provider credentials masked, never echoed. */
 export function namespaceToWire(record: NamespaceRecord) {
-  const embeddingConfig: Record<string, unknown> = { ...record.embeddingConfig };
-  if (typeof embeddingConfig.apiKey === "string") embeddingConfig.apiKey = maskSecret(embeddingConfig.apiKey);
+  const masked = <T extends { apiKey?: unknown }>(settings: T): T =>
+    typeof settings.apiKey === "string" ? { ...settings, apiKey: maskSecret(settings.apiKey) } : { ...settings };
   return {
     id: record.id,
     name: record.name,
@@ -81,7 +107,8 @@ export function namespaceToWire(record: NamespaceRecord) {
     organizationId: record.organizationId,
     createdAt: record.createdAt,
     status: record.status,
-    embeddingConfig,
+    embeddingConfig: masked(record.embeddingConfig as EmbeddingConfig & { apiKey?: string }),
     vectorStoreConfig: record.vectorStoreConfig,
+    ...(record.rerankingConfig ? { rerankingConfig: masked(record.rerankingConfig) } : {}),
   };
 }

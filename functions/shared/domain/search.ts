@@ -3,9 +3,8 @@ import { metadataFilter } from "./metadata-filter.ts";
 import { RERANK_MODELS } from "./hosting.ts";
 
 /**
- * The search request of the agentset API, plus `mode: "hybrid"`. Reranking fields are accepted
- * for compatibility; no reranker is configured, so results keep their retrieval order and carry no
- * `rerankScore`.
+ * The search request of the agentset API, plus `mode: "hybrid"`. `rerank`, `rerankLimit` and
+ * `rerankModel` are served by workflows/rerank.ts.
  */
 export const searchBody = z
   .object({

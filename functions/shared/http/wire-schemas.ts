@@ -1,5 +1,6 @@
 import * as z from "../platform/zod.ts";
 import { EMBEDDING_PROVIDER_IDS } from "../embedding/registry.ts";
+import { RERANKING_PROVIDER_IDS } from "../reranking/registry.ts";
 import { ERROR_STATUS } from "./envelope.ts";
 import { ingestConfig } from "../domain/ingest-config.ts";
 import { ingestPayload } from "../domain/ingest-job.ts";
@@ -38,6 +39,8 @@ export const namespaceWire = z.strictObject({
   // Provider settings vary per provider (embedding/registry.ts); a key is always masked.
   embeddingConfig: z.looseObject({ provider: z.enum(EMBEDDING_PROVIDER_IDS), model: z.string(), apiKey: z.optional(z.string()) }),
   vectorStoreConfig: z.strictObject({ provider: z.enum(VECTOR_STORE_PROVIDERS) }),
+  // Present when the namespace chose its reranker (reranking/registry.ts); a key is always masked.
+  rerankingConfig: z.optional(z.strictObject({ provider: z.enum(RERANKING_PROVIDER_IDS), model: z.optional(z.string()), apiKey: z.optional(z.string()) })),
 });
 
 export const ingestJobWire = z.strictObject({
@@ -113,6 +116,8 @@ const metadataValue = z.union([z.string(), z.number(), z.boolean(), z.array(z.st
 export const searchResultWire = z.strictObject({
   id: z.string(),
   score: z.number(),
+  // The reranker's relevance when the results were reranked (`x-rerank: reranked`); ordered by it, best first.
+  rerankScore: z.optional(z.number()),
   text: z.string(),
   metadata: z.optional(z.record(z.string(), metadataValue)),
 });

@@ -21,6 +21,9 @@ export const ENV = {
   ingestStepMaxPages: "INGEST_STEP_MAX_PAGES",
   vectorIndexCeiling: "VECTOR_INDEX_CEILING",
   ingestMemoryBudgetMb: "INGEST_MEMORY_BUDGET_MB",
+  defaultReranker: "DEFAULT_RERANKER",
+  rerankerBaseUrls: "RERANKER_BASE_URLS",
+  awsRegion: "AWS_REGION",
 } as const;
 
 export type EnvName = (typeof ENV)[keyof typeof ENV];

@@ -33,6 +33,22 @@ export const config = {
   deleteQueueUrl: () => required(ENV.deleteQueueUrl),
   stage: () => process.env[ENV.stage] ?? "dev",
   defaultEmbeddingProvider: () => process.env[ENV.defaultEmbeddingProvider] ?? "LOCAL",
+  /** The reranker of namespaces without their own: BEDROCK deployed, NONE on the offline local stack. */
+  defaultReranker: () => process.env[ENV.defaultReranker] ?? "NONE",
+  /**
+   * Base URLs replacing the reranking providers' own, by provider id (`{"COHERE": "https://…"}`): a
+   * Cohere-compatible endpoint (Azure AI Foundry, a self-hosted server), or a test's server.
+   */
+  rerankerBaseUrls: (): Record<string, string> => {
+    const raw = process.env[ENV.rerankerBaseUrls];
+    if (!raw) return {};
+    const parsed: unknown = JSON.parse(raw);
+    if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed) || !Object.values(parsed).every((value) => typeof value === "string")) {
+      throw new Error(`environment variable ${ENV.rerankerBaseUrls} must be a JSON object of provider ids to URLs`);
+    }
+    return parsed as Record<string, string>;
+  },
+  awsRegion: () => process.env[ENV.awsRegion] ?? "us-east-1",
   vectorStoreBackend: () => process.env[ENV.vectorStoreBackend] ?? "embedded",
   vectorBucketName: () => required(ENV.vectorBucketName),
   uploadUrlTtlSeconds: () => positiveInt(ENV.uploadUrlTtlSeconds, 3600),

@@ -15,6 +15,7 @@ import { type MetadataValue } from "../domain/metadata-filter.ts";
 export interface SearchResult {
   id: string;
   score: number;
+  rerankScore?: number;
   text: string;
   metadata?: Record<string, MetadataValue>;
 }
