@@ -3,6 +3,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { startBedrockRuntimeStub } from "../support/bedrock-runtime.ts";
 import { chunksOf, ingestAndWait, newNamespace, type TestNamespace, upload, waitForJob } from "../support/ingestion.ts";
 import { useLocalStack } from "../support/local-stack.ts";
+import { tableItemsMentioning } from "../support/inventory.ts";
 
 // Namespaces embed with Bedrock Titan V2 (one InvokeModel per chunk) against a server on this
 // machine that counts the calls.
@@ -22,6 +23,14 @@ async function reingest(ns: TestNamespace, jobId: string) {
   const response = await ns.call("POST", `/ingest-jobs/${jobId}/re-ingest`);
   expect(response.status, JSON.stringify(response.body)).toBe(200);
   return waitForJob(ns, jobId);
+}
+
+async function waitUntilGone(ns: TestNamespace, documentId: string) {
+  const deadline = Date.now() + 30_000;
+  while ((await ns.call("GET", `/documents/${documentId}`)).status !== 404) {
+    if (Date.now() > deadline) throw new Error(`document ${documentId} was not deleted within 30 s`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
 }
 
 /** Embedding calls made while `work` runs. */
@@ -65,6 +74,48 @@ describe("embedding reuse on re-ingest", () => {
     expect(after.filter((text) => !before.includes(text))).toEqual([expect.stringContaining("serial number photographed")]);
     const search = await ns.call("POST", "/search", { body: { query: "serial number photographed receipt", topK: 1 } });
     expect(search.body.data[0].text).toContain("serial number photographed");
+  });
+
+  it("reuses the vectors another document of the namespace embedded, and embeds only its new chunk", async () => {
+    const ns = await newNamespace(api);
+    const original = await ingestAndWait(ns, { type: "TEXT", text: handbook() }, CONFIG);
+    const extended = `${handbook()}\n\n## audits\n\nAudits of the ledger happen twice a year with an outside firm present.`;
+    let copy!: Awaited<ReturnType<typeof ingestAndWait>>;
+    const calls = await callsDuring(async () => (copy = await ingestAndWait(ns, { type: "TEXT", text: extended }, CONFIG)));
+    expect(copy.document.status).toBe("COMPLETED");
+    const known = new Set((await chunksOf(ns, original.document.id)).chunks.map((chunk) => chunk.text));
+    const texts = (await chunksOf(ns, copy.document.id)).chunks.map((chunk) => chunk.text);
+    const novel = texts.filter((text) => !known.has(text));
+    expect(novel.length).toBeLessThan(texts.length / 2);
+    expect(calls).toBe(novel.length);
+
+    // Both documents are found by their shared text, and the new chunk by its own.
+    const shared = await ns.call("POST", "/search", { body: { query: "refunds policy owner", topK: 2, rerank: false } });
+    expect(new Set(shared.body.data.map((hit: { id: string }) => hit.id.split("#")[0]))).toEqual(new Set([original.document.id, copy.document.id]));
+    const own = await ns.call("POST", "/search", { body: { query: "ledger audits outside firm", topK: 1, rerank: false } });
+    expect(own.body.data[0].id.split("#")[0]).toBe(copy.document.id);
+  });
+
+  it("forgets a deleted document's vectors: the same text afterwards is embedded again, and no pointer names it", async () => {
+    const ns = await newNamespace(api);
+    const first = await ingestAndWait(ns, { type: "TEXT", text: handbook() }, CONFIG);
+    const pointersTo = async (documentId: string) =>
+      (await tableItemsMentioning(api.stack(), documentId)).filter((item) => item.entityType === "EmbeddingPointer");
+    expect(await pointersTo(first.document.id)).toHaveLength(first.document.totalChunks);
+    expect((await ns.call("DELETE", `/documents/${first.document.id}`)).status).toBe(200);
+    await waitUntilGone(ns, first.document.id);
+    expect(await pointersTo(first.document.id)).toEqual([]);
+    expect(await callsDuring(() => ingestAndWait(ns, { type: "TEXT", text: handbook() }, CONFIG))).toBe(first.document.totalChunks);
+  });
+
+  it("never reuses across tenants of a namespace: each tenant's partition embeds its own copy", async () => {
+    const ns = await newNamespace(api);
+    const asTenant = (tenantId: string) => ({ ...ns, call: (method: string, path: string, init: Parameters<TestNamespace["call"]>[2] = {}) => ns.call(method, path, { ...init, headers: { ...init.headers, "x-tenant-id": tenantId } }) });
+    const one = await callsDuring(() => ingestAndWait(asTenant("alpha"), { type: "TEXT", text: handbook() }, CONFIG));
+    const two = await callsDuring(() => ingestAndWait(asTenant("beta"), { type: "TEXT", text: handbook() }, CONFIG));
+    expect(one).toBeGreaterThan(0);
+    expect(two).toBe(one);
+    expect(await callsDuring(() => ingestAndWait(asTenant("beta"), { type: "TEXT", text: handbook() }, CONFIG))).toBe(0);
   });
 
   it("never reuses across namespaces: the same text in another namespace is embedded again", async () => {

@@ -30,6 +30,15 @@ export const keys = {
   /** One per document built from an uploaded file: the file is deleted only when none remain. */
   uploadReference: (objectKey: string, documentId: string): TableKey => ({ PK: `UPLOAD#${objectKey}`, SK: `DOC#${documentId}` }),
   uploadReferencePartition: (objectKey: string): string => `UPLOAD#${objectKey}`,
+  /**
+   * Where a chunk text's vector can be found in one vector partition (embedding reuse): one item per
+   * (namespace, tenant, model, dimension, text hash). Spread over 256 partitions by the hash, so a
+   * bulk ingest does not write one hot partition.
+   */
+  embeddingPointer: (scope: { namespaceId: string; tenantId: string | null; model: string; dimension: number }, textHash: string): TableKey => ({
+    PK: `NS#${scope.namespaceId}#EMB#${textHash.slice(0, 2)}`,
+    SK: `${scope.tenantId ?? "-"}#${scope.model}#${scope.dimension}#${textHash}`,
+  }),
   /** A record that holds a secret the service generates for itself (for example the cursor key). */
   serviceSecret: (name: string): TableKey => ({ PK: `SECRET#${name}`, SK: "SECRET" }),
 };
@@ -78,6 +87,11 @@ export function listPartition(index: "scope" | "tenant" | "status" | "tenantStat
 
 export function parentPartition(jobId: string): string {
   return `JOB#${jobId}#DOCS`;
+}
+
+/** The embedding pointers that lead to one document's vectors, on the parent index. */
+export function embeddingPointersPartition(documentId: string): string {
+  return `DOC#${documentId}#EMB`;
 }
 
 /**

@@ -1,3 +1,4 @@
+import { deleteEmbeddingPointersOf } from "../../db/embedding-pointers.ts";
 import { setTimeout as sleep } from "node:timers/promises";
 import { faultPoint } from "../../platform/fault-points.ts";
 import { deleteDocumentItem, documentTarget, getDocument, removeDocumentRecord, removeUploadReference, uploadIsReferenced } from "../../db/documents.ts";
@@ -43,6 +44,7 @@ async function purgeDocumentData(document: DocumentRecord, namespace: NamespaceR
       await (await vectorStore()).deleteKeys(partition, vectorKeysOf(document.id, generation.runId, generation.totalChunks));
     }
   }
+  await deleteEmbeddingPointersOf(document.id);
   await deletePrefix(documentPrefix(document.namespaceId, document.id));
   await deletePrefix(keywordDocumentPrefix(document.namespaceId, document.tenantId, document.id));
   if (document.source.type === "MANAGED_FILE") {

@@ -19,8 +19,7 @@ import { chunksKey, stagingChunksKey, stagingPagesKey } from "../../storage/obje
 import type { ExtractedDocument } from "../../extraction/types.ts";
 import { buildSegment, writeSegment } from "../../keyword-index/bm25.ts";
 import { vectorStore } from "../../vector-store/index.ts";
-import type { VectorStore } from "../../vector-store/types.ts";
-import { chunkId, parseVectorKey, type ChunksFile, vectorKey } from "../../domain/chunks.ts";
+import { chunkId, parseVectorKey, vectorKey } from "../../domain/chunks.ts";
 import { isVectorValidationError, isZeroVector } from "../../vector-store/limits.ts";
 import { documentMetadata } from "./vector-metadata.ts";
 import { memoryBudget, memoryNeed } from "./memory-budget.ts";
@@ -28,21 +27,10 @@ import { FileFetchError } from "../../fetch/public-url.ts";
 import { PermanentFailure, readSource } from "./read-source.ts";
 import { chunkPlacements } from "./chunk-placement.ts";
 import type { StepBudget } from "../step-budget.ts";
-import { partitionOf, type VectorPartition } from "../../domain/partitions.ts";
+import { partitionOf } from "../../domain/partitions.ts";
 import { afterSettled, finishCleanUpOfSettled, failDocument } from "./settlement.ts";
-
-/**
- * The staging chunks file: the published chunks file plus, on a re-ingest, which chunks of the
- * current generation have exactly the same text, so their vectors are copied rather than embedded.
- */
-type StagedChunks = ChunksFile & { reuse?: ChunkReuse };
-
-interface ChunkReuse {
-  /** The run whose vectors are reused: the document's current (searchable) generation. */
-  runId: string;
-  /** Per new chunk, the sequence number of a chunk with the same text in that run, or null. */
-  sequences: (number | null)[];
-}
+import { embeddingScope, existingVectors, recordPointers, reusableChunks, type StagedChunks, uniqueTexts } from "./vector-reuse.ts";
+import { deleteEmbeddingPointersOf } from "../../db/embedding-pointers.ts";
 
 /** Stop starting new batches when less than this is left of the invocation. */
 const SAFETY_MARGIN_MS = 60_000;
@@ -211,51 +199,6 @@ async function prepareChunks(document: DocumentRecord, settings: IngestConfig, b
 }
 
 /**
- * On a re-ingest, the chunks whose exact text the document's current generation already embedded
- * (its published chunks file says which). The namespace's embedding model cannot change, and the
- * vectors stay in the same partition, so a vector is reused only for the same model, dimensions,
- * namespace and tenant, and only from this document's own previous run.
- */
-async function reusableChunks(document: DocumentRecord, chunks: readonly { text: string }[]): Promise<ChunkReuse | undefined> {
-  const previous = document.generation;
-  if (!previous || previous.runId === document.runId) return undefined;
-  const published = await getObjectText(chunksKey(document.namespaceId, document.id));
-  if (published === null) return undefined;
-  const sequenceOf = new Map<string, number>();
-  for (const chunk of (JSON.parse(published) as ChunksFile).chunks) {
-    if (!sequenceOf.has(chunk.text) && chunk.metadata.sequence_number < previous.totalChunks) sequenceOf.set(chunk.text, chunk.metadata.sequence_number);
-  }
-  const sequences = chunks.map((chunk) => sequenceOf.get(chunk.text) ?? null);
-  return sequences.some((sequence) => sequence !== null) ? { runId: previous.runId, sequences } : undefined;
-}
-
-/** The previous run's vectors of the batch's reusable chunks that still exist, by new sequence number. */
-async function reusedVectors(
-  store: VectorStore,
-  partition: VectorPartition,
-  document: DocumentRecord,
-  reuse: ChunkReuse | undefined,
-  batch: StagedChunks["chunks"],
-  dimension: number,
-): Promise<Map<number, Float32Array>> {
-  const reused = new Map<number, Float32Array>();
-  if (!reuse) return reused;
-  const wanted = new Map<string, StagedChunks["chunks"][number]>();
-  for (const chunk of batch) {
-    const previous = reuse.sequences[chunk.metadata.sequence_number];
-    if (previous !== null && previous !== undefined) wanted.set(vectorKey(document.id, reuse.runId, previous), chunk);
-  }
-  if (wanted.size === 0) return reused;
-  const found = await store.getVectors(partition, [...wanted.keys()]);
-  for (const [key, chunk] of wanted) {
-    // The stored text must be the chunk's own: the chunks file only hints which vectors to fetch.
-    const stored = found.get(key);
-    if (stored && stored.vector.length === dimension && stored.text === chunk.text) reused.set(chunk.metadata.sequence_number, stored.vector);
-  }
-  return reused;
-}
-
-/**
  * Stages the pages one step read and moves the extraction checkpoint past them, conditional on no
  * other delivery having moved it first (its pages are then the ones kept; ours are dropped).
  */
@@ -295,17 +238,20 @@ async function embedFromCheckpoint(
   const embedder = await embedderFor(namespace.embeddingConfig);
   const store = (await vectorStore());
   const partition = partitionOf(document, namespace);
+  const scope = embeddingScope(document, namespace, embedder.dimension);
   const stepLimit = checkpoint.embedded + config.ingestStepMaxChunks();
   let embedded = checkpoint.embedded;
   let tokens = checkpoint.tokens;
   while (embedded < chunksFile.chunks.length) {
     if (embedded >= stepLimit || budget.remainingMs() < SAFETY_MARGIN_MS) return "continue";
     const batch = chunksFile.chunks.slice(embedded, Math.min(embedded + embedder.maxBatch, stepLimit));
-    // Unchanged chunks of a re-ingest take their vector from the previous run; only the rest is embedded.
-    const vectors = await reusedVectors(store, partition, document, chunksFile.reuse, batch, embedder.dimension);
+    // A chunk whose text already has a vector in the partition takes it; only the rest is embedded, each text once.
+    const found = await existingVectors(store, partition, document, scope, chunksFile.reuse, batch);
+    const vectors = found.vectors;
     const fresh = batch.filter((chunk) => !vectors.has(chunk.metadata.sequence_number));
-    const result = fresh.length > 0 ? await embedder.embedDocuments(fresh.map((chunk) => chunk.text)) : { vectors: [], tokens: 0 };
-    fresh.forEach((chunk, index) => vectors.set(chunk.metadata.sequence_number, result.vectors[index]!));
+    const unique = uniqueTexts(fresh);
+    const result = unique.texts.length > 0 ? await embedder.embedDocuments(unique.texts) : { vectors: [], tokens: 0 };
+    fresh.forEach((chunk, index) => vectors.set(chunk.metadata.sequence_number, result.vectors[unique.indexOf[index]!]!));
     const records = batch.map((chunk) => ({
       key: vectorKey(document.id, document.runId, chunk.metadata.sequence_number),
       vector: vectors.get(chunk.metadata.sequence_number)!,
@@ -324,6 +270,7 @@ async function embedFromCheckpoint(
     await store.upsert(partition, records).catch((error: unknown) => {
       throw isVectorValidationError(error) ? new PermanentFailure(`the vector store refused the document's vectors: ${(error as Error).message}`) : error;
     });
+    await recordPointers(scope, document, batch, found);
     await faultPoint("document:batch-written");
     const advanced = await transition(documentTarget(document), {
       to: "PROCESSING",
@@ -336,7 +283,10 @@ async function embedFromCheckpoint(
     if (!advanced) {
       // Another delivery of this run moved first and carries on (its keys are the same as ours);
       // after a deletion or a newer run, this batch would be left behind, so it is taken back.
-      if (await abandoned(document)) await store.deleteKeys(partition, records.map((record) => record.key));
+      if (await abandoned(document)) {
+        await store.deleteKeys(partition, records.map((record) => record.key));
+        await deleteEmbeddingPointersOf(document.id);
+      }
       return "stopped";
     }
     embedded += batch.length;

@@ -1,0 +1,97 @@
+import { BatchGetCommand, DeleteCommand, PutCommand } from "@aws-sdk/lib-dynamodb";
+import { dynamo } from "./client.ts";
+import { config } from "../platform/env.ts";
+import { mapLimited } from "../platform/concurrency.ts";
+import { isConditionFailure } from "./conditions.ts";
+import { embeddingPointersPartition, keys } from "./keys.ts";
+import { queryPages } from "./query.ts";
+import { INDEX, LIST_SORT_KEY } from "./table-schema.ts";
+
+/**
+ * Embedding pointers: for a chunk text already embedded in a vector partition, the key of a vector
+ * that holds it, so another document of the namespace with the same chunk copies that vector
+ * instead of paying for a new embedding. A pointer is only a hint: the vector it names may have
+ * been deleted or replaced since, so readers fetch it and use it only if its stored text is the
+ * chunk's exact text. Each pointer is listed under the document whose vector it names (parent
+ * index), so deleting the document deletes its pointers; the namespace cascade deletes every
+ * document, and with them every pointer.
+ */
+export interface EmbeddingScope {
+  namespaceId: string;
+  tenantId: string | null;
+  /** Provider and model (`BEDROCK:amazon.titan-embed-text-v2:0`): another model's vectors never match. */
+  model: string;
+  dimension: number;
+}
+
+const WRITE_CONCURRENCY = 16;
+
+/** The vector key each known text hash points to; unknown hashes are absent. */
+export async function findEmbeddingPointers(scope: EmbeddingScope, textHashes: readonly string[]): Promise<Map<string, string>> {
+  const found = new Map<string, string>();
+  const unique = [...new Set(textHashes)];
+  const table = config.tableName();
+  for (let start = 0; start < unique.length; start += 100) {
+    let request: Record<string, { Keys: Record<string, unknown>[]; ProjectionExpression: string; ExpressionAttributeNames: Record<string, string> }> | undefined = {
+      [table]: {
+        Keys: unique.slice(start, start + 100).map((hash) => ({ ...keys.embeddingPointer(scope, hash) })),
+        ProjectionExpression: "#hash, vectorKey",
+        ExpressionAttributeNames: { "#hash": "textHash" },
+      },
+    };
+    while (request && Object.keys(request).length > 0) {
+      const result = await dynamo().send(new BatchGetCommand({ RequestItems: request }));
+      for (const item of result.Responses?.[table] ?? []) found.set(String(item.textHash), String(item.vectorKey));
+      request = result.UnprocessedKeys as typeof request;
+    }
+  }
+  return found;
+}
+
+/** Points each hash at a vector of `documentId`; a later writer of the same text simply takes the pointer over. */
+export async function recordEmbeddingPointers(
+  scope: EmbeddingScope,
+  documentId: string,
+  pointers: readonly { textHash: string; vectorKey: string }[],
+): Promise<void> {
+  const table = config.tableName();
+  await mapLimited(pointers, WRITE_CONCURRENCY, ({ textHash, vectorKey }) =>
+    dynamo().send(
+      new PutCommand({
+        TableName: table,
+        Item: {
+          ...keys.embeddingPointer(scope, textHash),
+          [INDEX.parent.partitionKey]: embeddingPointersPartition(documentId),
+          [LIST_SORT_KEY]: textHash,
+          entityType: "EmbeddingPointer",
+          textHash,
+          vectorKey,
+        },
+      }),
+    ),
+  );
+}
+
+/**
+ * Deletes the pointers to a document's vectors. The index may still list a pointer another document
+ * has taken over since; the condition leaves that one alone.
+ */
+export async function deleteEmbeddingPointersOf(documentId: string): Promise<void> {
+  const table = config.tableName();
+  for await (const page of queryPages("parent", embeddingPointersPartition(documentId), { fields: ["PK", "SK"] })) {
+    await mapLimited(page, WRITE_CONCURRENCY, async (item) => {
+      try {
+        await dynamo().send(
+          new DeleteCommand({
+            TableName: table,
+            Key: { PK: item.PK, SK: item.SK },
+            ConditionExpression: "begins_with(vectorKey, :document)",
+            ExpressionAttributeValues: { ":document": `${documentId}#` },
+          }),
+        );
+      } catch (error) {
+        if (!isConditionFailure(error)) throw error;
+      }
+    });
+  }
+}
