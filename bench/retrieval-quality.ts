@@ -6,6 +6,9 @@
  * fact, as distractors. Each fact is asked twice: literally (the fact's own words) and in paraphrase
  * (only the name kept, the rest in other words). The relevant chunk is the one holding the fact.
  * Everything goes through the HTTP API of the local stack (LOCAL embedder, embedded vector store).
+ * No reranking model can be reached here, so "hybrid + rerank" reranks through the Cohere protocol
+ * against a server on 127.0.0.1 that scores by the query's words (test/support/rerank-providers.ts):
+ * a stand-in that exercises the path (50 hybrid candidates, best 10 kept), not a model's quality.
  *
  *   npx tsx bench/retrieval-quality.ts [--documents 3000] [--facts 200]
  *
@@ -16,11 +19,14 @@ import { performance } from "node:perf_hooks";
 import { fileURLToPath } from "node:url";
 import { MAX_BATCH_ITEMS } from "../functions/shared/domain/ingest-job.ts";
 import { startLocalStack } from "../local/stack.ts";
+import { startRerankProviders } from "../test/support/rerank-providers.ts";
 import { argument, benchApi, createNamespace, generateProse, isEntryPoint, newOrganizationKey, saveResults, seededRandom, waitForJobs } from "./support.ts";
 
 const DEFAULT_RESULTS_FILE = fileURLToPath(new URL("./results/retrieval-quality.json", import.meta.url));
-const MODES = ["keyword", "semantic", "hybrid"] as const;
+const MODES = ["keyword", "semantic", "hybrid", "hybrid + rerank"] as const;
 const K = 10;
+/** Candidates the reranker sees in the rerank row; the best K of them are scored. */
+const RERANK_CANDIDATES = 50;
 
 const DEVICES = ["relay", "valve", "gateway", "turbine", "scanner", "router", "boiler", "compressor"];
 const CITIES = ["Lisbon", "Oslo", "Nairobi", "Osaka", "Quito", "Tallinn", "Perth", "Lyon"];
@@ -103,7 +109,6 @@ export interface QualityRow {
 function markdownTable(rows: readonly QualityRow[]): string {
   const lines = ["| mode | phrasing | queries | recall@10 | MRR@10 |", "|---|---|---:|---:|---:|"];
   for (const row of rows) lines.push(`| ${row.mode} | ${row.phrasing} | ${row.queries} | ${row.recallAt10.toFixed(3)} | ${row.mrrAt10.toFixed(3)} |`);
-  lines.push("| hybrid + rerank | both | — | not measured: no reranker is built yet | |");
   return lines.join("\n");
 }
 
@@ -111,11 +116,16 @@ export async function runRetrievalQualityBench(options: { documents?: number; fa
   const log = options.log ?? console.log;
   const { texts, facts } = buildCorpus(options.documents ?? 3_000, options.facts ?? 200);
   const atStart = loadavg();
-  const stack = await startLocalStack({ workerConcurrency: 4, rateLimit: { ratePerSecond: 10_000, burst: 10_000 } });
+  const reranker = await startRerankProviders();
+  const stack = await startLocalStack({
+    workerConcurrency: 4,
+    rateLimit: { ratePerSecond: 10_000, burst: 10_000 },
+    env: { RERANKER_BASE_URLS: JSON.stringify({ COHERE: reranker.baseUrl }) },
+  });
   try {
     const { key } = await newOrganizationKey(`bench-quality-${Date.now()}`);
     const api = benchApi(stack.baseUrl, key);
-    const namespaceId = await createNamespace(api, "quality");
+    const namespaceId = await createNamespace(api, "quality", { rerankingConfig: { provider: "COHERE", apiKey: "local-bench-key", model: "rerank-v3.5" } });
     const base = `/v1/namespace/${namespaceId}`;
     const began = performance.now();
     const jobIds: string[] = [];
@@ -133,7 +143,12 @@ export async function runRetrievalQualityBench(options: { documents?: number; fa
         let found = 0;
         let reciprocal = 0;
         for (const fact of facts) {
-          const response = await api.expect<{ data: { text: string }[] }>(200, "POST", `${base}/search`, { query: fact[phrasing], mode, topK: K, rerank: false });
+          const request =
+            mode === "hybrid + rerank"
+              ? { query: fact[phrasing], mode: "hybrid", topK: RERANK_CANDIDATES, rerank: true, rerankLimit: K }
+              : { query: fact[phrasing], mode, topK: K, rerank: false };
+          const response = await api.expect<{ data: { text: string }[] }>(200, "POST", `${base}/search`, request);
+          if (request.rerank && response.headers.get("x-rerank") !== "reranked") throw new Error(`the search was not reranked: ${response.headers.get("x-rerank")}`);
           const rank = response.body.data.findIndex((result) => result.text.includes(fact.sentence));
           if (rank >= 0) {
             found += 1;
@@ -153,6 +168,7 @@ export async function runRetrievalQualityBench(options: { documents?: number; fa
       documents: texts.length,
       facts: facts.length,
       embedder: "LOCAL (local-hash-384)",
+      reranker: `Cohere protocol, word-overlap scorer on 127.0.0.1; ${RERANK_CANDIDATES} hybrid candidates, best ${K} kept`,
       rows,
     };
     const report = { ...partial, markdown: markdownTable(rows) };
@@ -161,6 +177,7 @@ export async function runRetrievalQualityBench(options: { documents?: number; fa
     return report;
   } finally {
     await stack.stop();
+    await reranker.close();
   }
 }
 

@@ -45,6 +45,7 @@ export function summarize(samples: readonly number[]): LatencySummary {
 
 export interface TimedResponse<T = any> {
   status: number;
+  headers: Headers;
   body: T;
   ms: number;
 }
@@ -70,7 +71,7 @@ export function benchApi(baseUrl: string, key: string): BenchApi {
     } catch {
       // Not JSON: the caller sees the raw text in error messages.
     }
-    return { status: response.status, body: parsed as T, ms };
+    return { status: response.status, headers: response.headers, body: parsed as T, ms };
   };
   return {
     request,
@@ -91,9 +92,9 @@ export async function newOrganizationKey(name: string): Promise<{ organizationId
   return { organizationId: organization.id, key };
 }
 
-export async function createNamespace(api: BenchApi, name: string): Promise<string> {
+export async function createNamespace(api: BenchApi, name: string, settings: Record<string, unknown> = {}): Promise<string> {
   const slug = `${name}-${Math.random().toString(36).slice(2, 8)}`.toLowerCase();
-  const created = await api.expect<{ data: { id: string } }>(201, "POST", "/v1/namespace", { name, slug });
+  const created = await api.expect<{ data: { id: string } }>(201, "POST", "/v1/namespace", { name, slug, ...settings });
   return created.body.data.id;
 }
 

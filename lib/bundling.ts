@@ -34,7 +34,7 @@ export const ESBUILD_ALIAS: Record<string, string> = {
  * be taken from the AWS SDK the Lambda runtime ships, which saved about 100 KB per function that
  * uses them; but the runtime's version is not documented per client, so the deployed code path ran a
  * client no test had loaded. Bundled, functions run the versions package-lock.json pins and the
- * tests load. They stay behind `await import(...)` (loadS3VectorsSdk, loadBedrockSdk), so they are
+ * tests load. They stay behind `lazyImport(() => import(...))` (platform/lazy-import.ts), so they are
  * evaluated on first use rather than at cold start. Measured in bench/bundles.ts.
  */
 

@@ -4,6 +4,7 @@ import type { PutInputVector, S3VectorsClient } from "@aws-sdk/client-s3vectors"
 import { config } from "../platform/env.ts";
 import { logger } from "../platform/logger.ts";
 import { observed } from "../platform/sdk-observer.ts";
+import { lazyImport } from "../platform/lazy-import.ts";
 import { toS3VectorsFilter } from "./s3-vectors-filter.ts";
 import { clampTopK, type StoredVector, type VectorMatch, type VectorQueryOptions, type VectorRecord, type VectorStore } from "./types.ts";
 import { type VectorPartition } from "../domain/partitions.ts";
@@ -41,22 +42,8 @@ const INDEX_COUNT_TTL_MS = 60_000;
 /** The S3 Vectors SDK module; only its types are imported statically (see `loadS3VectorsSdk`). */
 export type S3VectorsSdk = typeof import("@aws-sdk/client-s3vectors");
 
-let sdkModule: Promise<S3VectorsSdk> | undefined;
-
-/**
- * The SDK is imported on first use, never at module load: only the S3 Vectors backend (deployed
- * workers, reconciler and search) needs it, and not at cold start, so importing this module costs
- * nothing until a store method is called. How the dynamic import is bundled (the runtime's copy of
- * the client) is decided in lib/bundling.ts.
- */
-function loadS3VectorsSdk(): Promise<S3VectorsSdk> {
-  sdkModule ??= import("@aws-sdk/client-s3vectors").catch((error: unknown) => {
-    // A failed load is not cached, so the next call tries again.
-    sdkModule = undefined;
-    throw error;
-  });
-  return sdkModule;
-}
+/** Only the S3 Vectors backend (deployed workers, reconciler and search) needs the SDK, and not at cold start. */
+const loadS3VectorsSdk = lazyImport<S3VectorsSdk>(() => import("@aws-sdk/client-s3vectors"));
 
 export interface S3VectorsStoreOptions {
   /** Injected in tests; by default one client per store, created on first use. */

@@ -2,6 +2,7 @@ import type { BedrockRuntimeClient } from "@aws-sdk/client-bedrock-runtime";
 import { type EmbedderOptions, type EmbeddingConfigOf, embeddingDimension } from "../registry.ts";
 import { observed } from "../../platform/sdk-observer.ts";
 import { EmbeddingError, type Embedder, estimateTokens, normalizeInPlace } from "../types.ts";
+import { lazyImport } from "../../platform/lazy-import.ts";
 
 /**
  * The deployed default provider: Bedrock models reached with the function's IAM role, no key.
@@ -12,21 +13,11 @@ import { EmbeddingError, type Embedder, estimateTokens, normalizeInPlace } from 
 /** The Bedrock Runtime SDK module; only its types are imported statically (see `loadBedrockSdk`). */
 type BedrockSdk = typeof import("@aws-sdk/client-bedrock-runtime");
 
-let sdkModule: Promise<BedrockSdk> | undefined;
-
 /**
- * The SDK is imported on first use, never at module load: only namespaces on the BEDROCK provider
- * need it, and the client is one of the largest the service uses (with its event-stream and
- * bearer-token support). How the dynamic import is bundled is decided in lib/bundling.ts.
+ * Only namespaces on the BEDROCK provider need the SDK, and the client is one of the largest the
+ * service uses (with its event-stream and bearer-token support).
  */
-function loadBedrockSdk(): Promise<BedrockSdk> {
-  sdkModule ??= import("@aws-sdk/client-bedrock-runtime").catch((error: unknown) => {
-    // A failed load is not cached, so the next call tries again.
-    sdkModule = undefined;
-    throw error;
-  });
-  return sdkModule;
-}
+const loadBedrockSdk = lazyImport<BedrockSdk>(() => import("@aws-sdk/client-bedrock-runtime"));
 
 export interface BedrockEmbedderOptions {
   /** Injected in tests; by default one client per process, created on first use. */

@@ -2,6 +2,7 @@ import type { BedrockAgentRuntimeClient } from "@aws-sdk/client-bedrock-agent-ru
 import { observed } from "../../platform/sdk-observer.ts";
 import type { RerankerSettings } from "../registry.ts";
 import { rankedFromIndexes, RerankError, type Reranker } from "../types.ts";
+import { lazyImport } from "../../platform/lazy-import.ts";
 
 /**
  * Amazon Bedrock Rerank (the Agents runtime's `Rerank`), reached with the function's IAM role: the
@@ -9,16 +10,8 @@ import { rankedFromIndexes, RerankError, type Reranker } from "../types.ts";
  */
 type AgentRuntimeSdk = typeof import("@aws-sdk/client-bedrock-agent-runtime");
 
-let sdkModule: Promise<AgentRuntimeSdk> | undefined;
-
-/** Imported on first rerank, never at module load: a search without reranking does not pay for the client. */
-function loadSdk(): Promise<AgentRuntimeSdk> {
-  sdkModule ??= import("@aws-sdk/client-bedrock-agent-runtime").catch((error: unknown) => {
-    sdkModule = undefined;
-    throw error;
-  });
-  return sdkModule;
-}
+/** A search without reranking does not pay for the client. */
+const loadSdk = lazyImport<AgentRuntimeSdk>(() => import("@aws-sdk/client-bedrock-agent-runtime"));
 
 let sharedClient: BedrockAgentRuntimeClient | undefined;
 
