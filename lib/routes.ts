@@ -195,6 +195,21 @@ export const HTTP_FUNCTIONS: HttpFunctionDefinition[] = [
     access: {},
     public: true,
   },
+  {
+    id: "HostedPage",
+    entry: "functions/http/hosted/page.ts",
+    routes: [{ method: "GET", path: "/hosted/{slug}" }],
+    access: { table: "read" },
+    public: true,
+  },
+  {
+    id: "HostedSearch",
+    entry: "functions/http/hosted/search.ts",
+    routes: [{ method: "POST", path: "/hosted/{slug}/search" }],
+    // Writes only its rate-limit counters.
+    access: { table: "readWrite", bucket: "read", vectors: ["query"], embeds: true, reranks: true },
+    public: true,
+  },
 ];
 
 export const AUTHORIZER = { id: "Authorizer", entry: "functions/authorizer/token.ts", access: { table: "read" } } as const;

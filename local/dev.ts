@@ -57,6 +57,7 @@ async function main(): Promise<void> {
       `  Base URL:  ${stack.baseUrl}`,
       `  API key:   ${key}   (organization "local")`,
       `  API docs:  ${stack.baseUrl}/docs   (OpenAPI: ${stack.baseUrl}/openapi.json)`,
+      `  Hosted:    ${stack.baseUrl}/hosted/<slug>   (a namespace's page once hosting is enabled and protected is false)`,
       `  Data:      ${persist ? `${dataRoot}/store (persisted)` : "in memory (PERSIST=1 to keep it)"}`,
       "",
       `  curl -H "Authorization: Bearer ${key}" ${stack.baseUrl}/v1/namespace`,

@@ -138,8 +138,12 @@ export class ServiceApi extends Construct {
       );
       if (route.fn.public) {
         Validations.of(method).acknowledge(
-          { id: "AwsSolutions-APIG4", reason: "The published API contract (OpenAPI document and its reference page) is public by design: it holds no data." },
-          { id: "AwsSolutions-COG4", reason: "The published API contract is public by design; no user identity applies." },
+          {
+            id: "AwsSolutions-APIG4",
+            reason:
+              "Public by design: the published API contract (it holds no data), and hosted pages, which their owner publishes (a protected page admits no one without sign-in; searches are limited per visitor and per page in the function).",
+          },
+          { id: "AwsSolutions-COG4", reason: "Public by design (the API contract, hosted pages); no Cognito user identity applies." },
         );
       }
     }

@@ -66,8 +66,11 @@ async function handlerSpec(route: Route): Promise<AnySpec> {
 
 /** The error statuses a route can answer, from what its handler validates and what the gateway adds. */
 function errorStatuses(spec: AnySpec, doc: OperationDoc, isPublic: boolean): number[] {
-  if (isPublic) return [400, 429, 500];
-  const statuses = new Set([400, 401, 403, 404, 413, 429, 500]);
+  // Public routes answer without a key (no 401); those that read a hosted page can find none (404),
+  // refuse a protected one (403), and take a body (413, 422).
+  if (isPublic && !spec.path) return [400, 429, 500];
+  const statuses = new Set(isPublic ? [400, 403, 404, 429, 500] : [400, 401, 403, 404, 413, 429, 500]);
+  if (isPublic && spec.body) statuses.add(413);
   if (spec.query || spec.body) statuses.add(422);
   if (doc.conflicts || spec.namespace === "active") statuses.add(409);
   return [...statuses].sort((a, b) => a - b);

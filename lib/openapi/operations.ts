@@ -6,6 +6,7 @@ import {
   ingestJobWire,
   namespaceWire,
   reingestWire,
+  hostedHitWire,
   searchResultWire,
   uploadTargetWire,
 } from "../../functions/shared/http/wire-schemas.ts";
@@ -19,7 +20,7 @@ import {
 export interface OperationDoc {
   operationId: string;
   summary: string;
-  tag: "Namespaces" | "Hosting" | "Uploads" | "Ingest jobs" | "Documents" | "Search" | "Contract";
+  tag: "Namespaces" | "Hosting" | "Uploads" | "Ingest jobs" | "Documents" | "Search" | "Hosted pages" | "Contract";
   success: {
     status: 200 | 201;
     /** A component name from COMPONENTS; `list` wraps it in an array. */
@@ -44,6 +45,7 @@ export const COMPONENTS = {
   Document: documentWire,
   DownloadUrl: downloadUrlWire,
   SearchResult: searchResultWire,
+  HostedHit: hostedHitWire,
 } satisfies Record<string, z.ZodMiniType>;
 
 export type ComponentName = keyof typeof COMPONENTS;
@@ -209,5 +211,20 @@ export const OPERATIONS: Record<string, OperationDoc> = {
     summary: "The API reference page, rendered from this document",
     tag: "Contract",
     success: { status: 200, raw: "text/html" },
+  },
+  "GET /hosted/{slug}": {
+    operationId: "getHostedPage",
+    summary: "A namespace's hosted page (no key)",
+    tag: "Hosted pages",
+    success: { status: 200, raw: "text/html" },
+    description: "Rendered from the namespace's hosting configuration. 404 when no hosting has this slug (deleted, moved, or its namespace is being deleted); 403 when the page is protected.",
+  },
+  "POST /hosted/{slug}/search": {
+    operationId: "searchHostedPage",
+    summary: "The search tab of a hosted page (no key)",
+    tag: "Hosted pages",
+    success: { status: 200, data: "HostedHit", list: true },
+    description:
+      "Hybrid search over the namespace's records without a tenant, with the hosting's `topK` and `rerankConfig`. 403 when the page is protected or search is disabled; 429 (with `Retry-After`) past 30 searches a minute per visitor or 600 per page.",
   },
 };

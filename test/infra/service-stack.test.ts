@@ -445,7 +445,7 @@ describe("least privilege", () => {
       expect(models.map((resource) => /foundation-model\/([^"]+)/.exec(resource)?.[1])).toEqual(["amazon.rerank-v1:0", "cohere.rerank-v3-5:0"]);
       expect(environmentOf(built, fn).DEFAULT_RERANKER, id).toBe("BEDROCK");
     }
-    expect(subjects(built.stack).filter((subject) => subject.access.reranks).map((subject) => subject.id)).toEqual(["Search"]);
+    expect(subjects(built.stack).filter((subject) => subject.access.reranks).map((subject) => subject.id)).toEqual(["Search", "HostedSearch"]);
   });
 
   it("scopes vector access to the service's vector bucket and its indexes", () => {

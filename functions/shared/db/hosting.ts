@@ -26,6 +26,15 @@ export async function getHosting(namespaceId: string): Promise<HostingRecord | n
   return result.Item ? toRecord<HostingRecord>(result.Item) : null;
 }
 
+/** The hosting that owns a slug now; null when no hosting does (never was, deleted, or moved to another slug). */
+export async function getHostingBySlug(slug: string): Promise<HostingRecord | null> {
+  const reservation = await dynamo().send(new GetCommand({ TableName: config.tableName(), Key: keys.hostingSlug(slug), ConsistentRead: true }));
+  const namespaceId = reservation.Item?.namespaceId;
+  if (typeof namespaceId !== "string") return null;
+  const hosting = await getHosting(namespaceId);
+  return hosting && hosting.slug === slug ? hosting : null;
+}
+
 export async function requireHosting(namespaceId: string): Promise<HostingRecord> {
   const hosting = await getHosting(namespaceId);
   if (!hosting) throw notFound(`Hosting is not enabled for namespace ${namespaceId}.`);

@@ -39,6 +39,8 @@ export const keys = {
     PK: `NS#${scope.namespaceId}#EMB#${textHash.slice(0, 2)}`,
     SK: `${scope.tenantId ?? "-"}#${scope.model}#${scope.dimension}#${textHash}`,
   }),
+  /** Requests counted in one fixed window of one limit (a hosted page, a visitor of it); expires with TTL. */
+  rateWindow: (limitName: string, windowStart: number): TableKey => ({ PK: `RATE#${limitName}#${windowStart}`, SK: "RATE" }),
   /** A record that holds a secret the service generates for itself (for example the cursor key). */
   serviceSecret: (name: string): TableKey => ({ PK: `SECRET#${name}`, SK: "SECRET" }),
 };

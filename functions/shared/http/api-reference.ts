@@ -5,6 +5,8 @@
  * the bundle). Generated clients and interactive tools read /openapi.json directly.
  */
 
+import { escapeHtml } from "./html.ts";
+
 type Json = Record<string, unknown>;
 
 interface Parameter {
@@ -27,10 +29,6 @@ interface Operation {
 }
 
 const METHODS = ["get", "post", "put", "patch", "delete"] as const;
-
-function escapeHtml(text: string): string {
-  return text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;");
-}
 
 /** `code spans` of the descriptions, and nothing else of Markdown. */
 function inline(text: string): string {

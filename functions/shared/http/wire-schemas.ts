@@ -122,6 +122,15 @@ export const searchResultWire = z.strictObject({
   metadata: z.optional(z.record(z.string(), metadataValue)),
 });
 
+export const hostedHitWire = z.strictObject({
+  id: z.string(),
+  text: z.string(),
+  score: z.number(),
+  rerankScore: z.optional(z.number()),
+  documentName: z.nullable(z.string()),
+  citation: z.nullable(z.string()),
+});
+
 export const paginationWire = z.strictObject({
   nextCursor: z.nullable(z.string()),
   prevCursor: z.nullable(z.string()),

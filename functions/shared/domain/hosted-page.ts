@@ -1,0 +1,37 @@
+import * as z from "../platform/zod.ts";
+import type { MetadataValue } from "./metadata-filter.ts";
+
+/**
+ * What a visitor of a hosted page may ask and is shown. Visitors hold no key: they search the
+ * namespace's untenanted records only, with the hosting's own topK and reranker, and see each hit's
+ * text, score, document name and, when the hosting names a metadata path, the citation found there.
+ */
+export const hostedSearchBody = z.object({
+  query: z.string().check(z.trim(), z.minLength(1), z.maxLength(1000)),
+});
+
+export const hostedSlugPath = z.object({
+  slug: z.string().check(z.regex(/^[a-z0-9-]{2,48}$/, "is not a hosted page")),
+});
+
+export interface HostedHit {
+  id: string;
+  text: string;
+  score: number;
+  rerankScore?: number;
+  documentName: string | null;
+  /** The value at the hosting's `citationMetadataPath` in the chunk's metadata, when there is one. */
+  citation: string | null;
+}
+
+/** The value at a dotted path (`source.url`) of chunk metadata, as text; null when absent or not a scalar. */
+export function citationAt(metadata: Record<string, MetadataValue> | undefined, path: string | null): string | null {
+  if (!metadata || !path) return null;
+  // Stored metadata is flat; nested caller metadata arrives with dotted keys, so try the whole path first.
+  let value: unknown = Object.hasOwn(metadata, path) ? metadata[path] : undefined;
+  if (value === undefined) {
+    value = path.split(".").reduce<unknown>((node, part) => (node !== null && typeof node === "object" && Object.hasOwn(node, part) ? (node as Record<string, unknown>)[part] : undefined), metadata);
+  }
+  if (typeof value === "string" || typeof value === "number" || typeof value === "boolean") return String(value);
+  return null;
+}

@@ -1,0 +1,176 @@
+import type { HostingRecord } from "../domain/hosting.ts";
+import { escapeHtml } from "./html.ts";
+
+/**
+ * A namespace's hosted page: one server-rendered HTML document built from its hosting
+ * configuration, with a small inline script for the search tab (no framework, no CDN, so it works
+ * offline on the local stack). Everything from the configuration is escaped; results are inserted
+ * with textContent only. The script and style run under a per-response nonce (see `hostedPageHeaders`).
+ */
+
+export function hostedPageHeaders(nonce: string): Record<string, string> {
+  return {
+    "content-type": "text/html; charset=utf-8",
+    "cache-control": "no-store",
+    "content-security-policy": [
+      "default-src 'none'",
+      `script-src 'nonce-${nonce}'`,
+      `style-src 'nonce-${nonce}'`,
+      "img-src https: data:",
+      "connect-src 'self'",
+      "base-uri 'none'",
+      "form-action 'self'",
+      "frame-ancestors 'none'",
+    ].join("; "),
+    "x-content-type-options": "nosniff",
+    "referrer-policy": "no-referrer",
+  };
+}
+
+function meta(property: string, content: string | null): string {
+  return content ? `<meta property="${property}" content="${escapeHtml(content)}">` : "";
+}
+
+function examples(label: string, id: string, items: readonly string[]): string {
+  if (items.length === 0) return "";
+  const buttons = items.map((item) => `<li><button type="button" class="example" data-target="${id}">${escapeHtml(item)}</button></li>`).join("");
+  return `<h3>${escapeHtml(label)}</h3><ul class="examples">${buttons}</ul>`;
+}
+
+const STYLE = `
+body{font:16px/1.5 system-ui,sans-serif;margin:0;color:#1a1a1a;background:#fff}
+header{display:flex;gap:1rem;align-items:center;padding:1rem 1.5rem;border-bottom:1px solid #d0d0d0}
+header img{max-height:48px;max-width:160px}
+main{max-width:52rem;margin:0 auto;padding:1rem 1.5rem}
+h1{font-size:1.5rem;margin:0}
+[role=tablist]{display:flex;gap:.5rem;margin:1rem 0}
+[role=tab]{font:inherit;padding:.4rem 1rem;border:1px solid #5a5a5a;background:#fff;color:#1a1a1a;border-radius:4px;cursor:pointer}
+[role=tab][aria-selected=true]{background:#1a1a1a;color:#fff}
+button:focus-visible,input:focus-visible,a:focus-visible{outline:3px solid #0b57d0;outline-offset:2px}
+form{display:flex;gap:.5rem;align-items:flex-end}
+.field{flex:1}
+label{display:block;font-weight:600;margin-bottom:.25rem}
+input[type=search]{flex:1;font:inherit;padding:.4rem;border:1px solid #5a5a5a;border-radius:4px}
+button[type=submit],.example{font:inherit;padding:.4rem .8rem;border:1px solid #1a1a1a;background:#f2f2f2;color:#1a1a1a;border-radius:4px;cursor:pointer}
+.examples{list-style:none;padding:0;display:flex;flex-wrap:wrap;gap:.5rem}
+ol.results{padding-left:1.25rem}
+ol.results li{margin:1rem 0}
+.hit-meta{color:#4a4a4a;font-size:.875rem}
+a{color:#0b57d0}
+`;
+
+const SCRIPT = `
+(() => {
+  const tabs = [...document.querySelectorAll('[role=tab]')];
+  const select = (tab) => {
+    for (const other of tabs) {
+      const on = other === tab;
+      other.setAttribute('aria-selected', String(on));
+      other.tabIndex = on ? 0 : -1;
+      document.getElementById(other.getAttribute('aria-controls')).hidden = !on;
+    }
+  };
+  tabs.forEach((tab, index) => {
+    tab.addEventListener('click', () => select(tab));
+    tab.addEventListener('keydown', (event) => {
+      const step = event.key === 'ArrowRight' ? 1 : event.key === 'ArrowLeft' ? -1 : 0;
+      if (!step) return;
+      const next = tabs[(index + step + tabs.length) % tabs.length];
+      select(next);
+      next.focus();
+    });
+  });
+  const form = document.getElementById('search-form');
+  if (!form) return;
+  const input = document.getElementById('search-query');
+  const status = document.getElementById('search-status');
+  const list = document.getElementById('search-results');
+  const endpoint = location.pathname.replace(/\\/+$/, '') + '/search';
+  const run = async () => {
+    const query = input.value.trim();
+    if (!query) return;
+    status.textContent = 'Searching…';
+    list.replaceChildren();
+    try {
+      const response = await fetch(endpoint, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query }) });
+      const body = await response.json();
+      if (!response.ok) { status.textContent = body.error ? body.error.message : 'The search failed.'; return; }
+      status.textContent = body.data.length === 0 ? 'No results.' : body.data.length + ' results.';
+      for (const hit of body.data) {
+        const item = document.createElement('li');
+        const text = document.createElement('p');
+        text.textContent = hit.text;
+        const info = document.createElement('p');
+        info.className = 'hit-meta';
+        const score = hit.rerankScore !== undefined ? 'relevance ' + hit.rerankScore.toFixed(3) : 'score ' + hit.score.toFixed(3);
+        info.textContent = [hit.documentName, score].filter(Boolean).join(' · ');
+        if (hit.citation) {
+          info.append(' · ');
+          if (/^https?:\\/\\//.test(hit.citation)) {
+            const link = document.createElement('a');
+            link.href = hit.citation;
+            link.rel = 'noopener noreferrer';
+            link.textContent = hit.citation;
+            info.append(link);
+          } else {
+            info.append(hit.citation);
+          }
+        }
+        item.append(text, info);
+        list.append(item);
+      }
+    } catch {
+      status.textContent = 'The search failed. Try again.';
+    }
+  };
+  form.addEventListener('submit', (event) => { event.preventDefault(); run(); });
+  for (const button of document.querySelectorAll('.example[data-target=search]')) {
+    button.addEventListener('click', () => { input.value = button.textContent; run(); });
+  }
+})();
+`;
+
+export function renderHostedPage(hosting: HostingRecord, nonce: string): string {
+  const title = hosting.title ?? hosting.slug;
+  const description = hosting.ogDescription ?? hosting.welcomeMessage;
+  const searchPanel = hosting.searchEnabled
+    ? `<form id="search-form" role="search">
+  <div class="field"><label for="search-query">Search ${escapeHtml(title)}</label>
+  <input id="search-query" type="search" name="query" maxlength="1000" autocomplete="off" required></div>
+  <button type="submit">Search</button>
+</form>
+${examples("Try searching for", "search", hosting.exampleSearchQueries)}
+<p id="search-status" role="status" aria-live="polite"></p>
+<ol id="search-results" class="results"></ol>`
+    : `<p>Search is not enabled on this page.</p>`;
+  // Chat needs a language model; none can be reached from this deployment yet (README, "Hosted pages").
+  const chatPanel = `<p>Chat is not available on this page: no language model is configured for it.</p>
+${examples("Questions you could ask", "chat", hosting.exampleQuestions)}`;
+  return `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>${escapeHtml(title)}</title>
+${description ? `<meta name="description" content="${escapeHtml(description)}">` : ""}
+${meta("og:title", hosting.ogTitle ?? title)}
+${meta("og:description", description)}
+${meta("og:image", hosting.ogImage ?? hosting.logo)}
+<meta property="og:type" content="website">
+<style nonce="${nonce}">${STYLE}</style>
+</head>
+<body>
+<header>${hosting.logo ? `<img src="${escapeHtml(hosting.logo)}" alt="${escapeHtml(title)} logo">` : ""}<h1>${escapeHtml(title)}</h1></header>
+<main>
+${hosting.welcomeMessage ? `<p class="welcome">${escapeHtml(hosting.welcomeMessage)}</p>` : ""}
+<div role="tablist" aria-label="Ways to ask">
+  <button type="button" role="tab" id="tab-search" aria-controls="panel-search" aria-selected="true">Search</button>
+  <button type="button" role="tab" id="tab-chat" aria-controls="panel-chat" aria-selected="false" tabindex="-1">Chat</button>
+</div>
+<section id="panel-search" role="tabpanel" aria-labelledby="tab-search">${searchPanel}</section>
+<section id="panel-chat" role="tabpanel" aria-labelledby="tab-chat" hidden>${chatPanel}</section>
+</main>
+<script nonce="${nonce}">${SCRIPT}</script>
+</body>
+</html>`;
+}
