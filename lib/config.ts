@@ -36,6 +36,11 @@ export interface StageConfig {
   organizationThrottle: Throttle;
   /** Origins allowed to PUT/GET presigned URLs from a browser. */
   corsOrigins: string[];
+  /**
+   * The address sign-in links of protected hosted pages come from, verified as an SES identity the
+   * stack creates (`-c signInSender=...`). Null: no e-mail is sent and protected pages admit nobody.
+   */
+  signInSender: string | null;
   defaultEmbeddingProvider: "BEDROCK";
   /** Reranks searches of namespaces that chose no reranker; Bedrock needs no key. */
   defaultReranker: "BEDROCK";
@@ -50,7 +55,7 @@ const SHARED = {
   downloadUrlTtlSeconds: 3600,
 } as const;
 
-const PER_STAGE: Record<Stage, Omit<StageConfig, "stage" | "corsOrigins" | keyof typeof SHARED>> = {
+const PER_STAGE: Record<Stage, Omit<StageConfig, "stage" | "corsOrigins" | "signInSender" | keyof typeof SHARED>> = {
   dev: {
     removalPolicy: RemovalPolicy.DESTROY,
     autoDeleteObjects: false,
@@ -98,11 +103,20 @@ export function corsOriginsFromContext(scope: Construct): string[] {
   return origins;
 }
 
-export function stageConfig(stage: Stage, overrides: Partial<Pick<StageConfig, "corsOrigins">> = {}): StageConfig {
-  return { stage, ...PER_STAGE[stage], ...SHARED, corsOrigins: overrides.corsOrigins ?? ["*"] };
+/** `-c signInSender=no-reply@example.com`: an e-mail address; absent, no sender. */
+export function signInSenderFromContext(scope: Construct): string | null {
+  const raw: unknown = scope.node.tryGetContext("signInSender");
+  if (raw === undefined || raw === null || raw === "") return null;
+  const sender = String(raw).trim();
+  if (!/^[^@\s]+@[^@\s]+\.[^@\s]+$/.test(sender)) throw new Error(`signInSender ${JSON.stringify(raw)} is not an e-mail address.`);
+  return sender;
+}
+
+export function stageConfig(stage: Stage, overrides: Partial<Pick<StageConfig, "corsOrigins" | "signInSender">> = {}): StageConfig {
+  return { stage, ...PER_STAGE[stage], ...SHARED, corsOrigins: overrides.corsOrigins ?? ["*"], signInSender: overrides.signInSender ?? null };
 }
 
 /** The configuration selected by the CDK context of `scope` (normally the App). */
 export function configFromContext(scope: Construct): StageConfig {
-  return stageConfig(stageFromContext(scope), { corsOrigins: corsOriginsFromContext(scope) });
+  return stageConfig(stageFromContext(scope), { corsOrigins: corsOriginsFromContext(scope), signInSender: signInSenderFromContext(scope) });
 }

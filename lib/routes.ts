@@ -24,6 +24,8 @@ export interface FunctionAccess {
   embeds?: boolean;
   /** Reranks search results (Bedrock Rerank in AWS, unless the namespace chose a provider). */
   reranks?: boolean;
+  /** Sends e-mail (sign-in links) from the stack's SES identity, when the stage has a sender. */
+  sendsEmail?: boolean;
 }
 
 export interface HttpFunctionDefinition {
@@ -199,7 +201,22 @@ export const HTTP_FUNCTIONS: HttpFunctionDefinition[] = [
     id: "HostedPage",
     entry: "functions/http/hosted/page.ts",
     routes: [{ method: "GET", path: "/hosted/{slug}" }],
-    access: { table: "read" },
+    // Creates the session-signing secret on first use.
+    access: { table: "readWrite" },
+    public: true,
+  },
+  {
+    id: "HostedSignIn",
+    entry: "functions/http/hosted/sign-in.ts",
+    routes: [{ method: "POST", path: "/hosted/{slug}/sign-in" }],
+    access: { table: "readWrite", sendsEmail: true },
+    public: true,
+  },
+  {
+    id: "HostedSession",
+    entry: "functions/http/hosted/session.ts",
+    routes: [{ method: "GET", path: "/hosted/{slug}/session" }],
+    access: { table: "readWrite" },
     public: true,
   },
   {

@@ -359,7 +359,9 @@ function proxyEvent(
       authorizer,
       httpMethod: method,
       identity: { sourceIp: req.socket.remoteAddress ?? "127.0.0.1" } as APIGatewayProxyEvent["requestContext"]["identity"],
-      path: `/${API.stage}${target.path}`,
+      // As API Gateway reports it: the path the client asked for (here, no stage prefix) on the host it used.
+      path: target.path,
+      domainName: req.headers.host ?? "127.0.0.1",
       protocol: "HTTP/1.1",
       requestId,
       requestTimeEpoch: Date.now(),

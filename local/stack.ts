@@ -1,4 +1,7 @@
 import { randomBytes } from "node:crypto";
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import { S3Client } from "@aws-sdk/client-s3";
 import { SQSClient } from "@aws-sdk/client-sqs";
@@ -40,10 +43,14 @@ export interface LocalStackOptions {
   env?: Record<string, string>;
   /** Told of every request through the gateway and its response (the integration suite's contract check). */
   onExchange?: GatewayOptions["onExchange"];
+  /** Where sent e-mail is kept (sign-in links); a fresh temporary folder by default. */
+  outboxDir?: string;
 }
 
 export interface LocalStack {
   baseUrl: string;
+  /** The local outbox: one JSON file per e-mail the functions sent. */
+  outboxDir: string;
   resources: LocalResources;
   endpoints: { dynamo: string; s3: string; sqs: string };
   clients: { dynamo: DynamoDBClient; s3: S3Client; sqs: SQSClient };
@@ -115,6 +122,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       visibilityTimeoutSeconds: options.visibilityTimeoutSeconds ?? 30,
       maxReceiveCount,
     });
+    const outboxDir = options.outboxDir ?? (options.dataDir ? `${options.dataDir}/outbox` : mkdtempSync(join(tmpdir(), "kis-outbox-")));
     Object.assign(process.env, {
       [ENV.tableName]: resources.tableName,
       [ENV.bucketName]: resources.bucketName,
@@ -124,6 +132,9 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       [ENV.defaultEmbeddingProvider]: "LOCAL",
       // Offline: no reranker unless a namespace names one (searches answer `x-rerank: unavailable`).
       [ENV.defaultReranker]: "NONE",
+      // Nothing leaves the machine: e-mail is kept in a folder and printed (functions/shared/email/outbox.ts).
+      [ENV.emailBackend]: "outbox",
+      [ENV.emailOutboxDir]: outboxDir,
       [ENV.vectorStoreBackend]: "embedded",
       ...options.env,
     });
@@ -174,6 +185,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
 
     return {
       baseUrl: gateway.url,
+      outboxDir,
       resources,
       endpoints,
       clients,

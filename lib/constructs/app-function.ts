@@ -243,6 +243,19 @@ export class AppFunction extends Construct {
       this.addEnvironment(ENV.defaultReranker, this.config.defaultReranker);
     }
 
+    if (access.sendsEmail) {
+      const sender = this.config.signInSender;
+      if (sender) {
+        // SES authorizes SendEmail on the sending identity: the stack's one address (lib/stacks/service-stack.ts).
+        const identity = Stack.of(this).formatArn({ service: "ses", resource: "identity", resourceName: sender });
+        this.fn.addToRolePolicy(new PolicyStatement({ actions: ["ses:SendEmail"], resources: [identity] }));
+        this.addEnvironment(ENV.emailBackend, "ses");
+        this.addEnvironment(ENV.emailSender, sender);
+      } else {
+        this.addEnvironment(ENV.emailBackend, "none");
+      }
+    }
+
     const products = [...(access.embeds ? marketplaceProductIds() : []), ...(access.reranks ? rerankMarketplaceProductIds() : [])];
     if (products.length > 0) {
       // Bedrock subscribes the account to a third-party model (Cohere) on its first call, as the

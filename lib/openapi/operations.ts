@@ -8,6 +8,7 @@ import {
   reingestWire,
   hostedHitWire,
   searchResultWire,
+  signInRequestedWire,
   uploadTargetWire,
 } from "../../functions/shared/http/wire-schemas.ts";
 
@@ -28,7 +29,7 @@ export interface OperationDoc {
     list?: boolean;
     /** The list carries a `pagination` object next to `data`. */
     paginated?: boolean;
-  } | { status: 200; raw: "application/json" | "text/html" };
+  } | { status: 200 | 303; raw: "application/json" | "text/html" };
   /** Response headers of the success response, with what they mean. */
   successHeaders?: Record<string, { description: string; schema: Record<string, unknown> }>;
   /** 409 besides the "namespace is being deleted" that every route on an active namespace can answer. */
@@ -46,6 +47,7 @@ export const COMPONENTS = {
   DownloadUrl: downloadUrlWire,
   SearchResult: searchResultWire,
   HostedHit: hostedHitWire,
+  SignInRequested: signInRequestedWire,
 } satisfies Record<string, z.ZodMiniType>;
 
 export type ComponentName = keyof typeof COMPONENTS;
@@ -217,7 +219,23 @@ export const OPERATIONS: Record<string, OperationDoc> = {
     summary: "A namespace's hosted page (no key)",
     tag: "Hosted pages",
     success: { status: 200, raw: "text/html" },
-    description: "Rendered from the namespace's hosting configuration. 404 when no hosting has this slug (deleted, moved, or its namespace is being deleted); 403 when the page is protected.",
+    description:
+      "Rendered from the namespace's hosting configuration. A protected page shows a visitor without a valid session cookie only its title and the e-mail sign-in form. 404 when no hosting has this slug (deleted, moved, or its namespace is being deleted).",
+  },
+  "POST /hosted/{slug}/sign-in": {
+    operationId: "requestHostedPageSignIn",
+    summary: "Ask for a sign-in link to a protected hosted page (no key)",
+    tag: "Hosted pages",
+    success: { status: 200, data: "SignInRequested" },
+    description:
+      "E-mails a one-time link (15 minutes) when the address is in the hosting's `allowedEmails` or on one of its `allowedEmailDomains`; the answer is the same for any address. 429 past 5 requests a minute per visitor or 3 links per address in 10 minutes; 403 when the deployment has no sender.",
+  },
+  "GET /hosted/{slug}/session": {
+    operationId: "completeHostedPageSignIn",
+    summary: "The sign-in link: sets the page's session cookie and redirects to the page (no key)",
+    tag: "Hosted pages",
+    success: { status: 303, raw: "text/html" },
+    description: "Uses the token up. The cookie is HttpOnly, SameSite=Lax, Secure over HTTPS, scoped to the page's path, valid 7 days. 400 for a used, expired or foreign link.",
   },
   "POST /hosted/{slug}/search": {
     operationId: "searchHostedPage",
@@ -225,6 +243,6 @@ export const OPERATIONS: Record<string, OperationDoc> = {
     tag: "Hosted pages",
     success: { status: 200, data: "HostedHit", list: true },
     description:
-      "Hybrid search over the namespace's records without a tenant, with the hosting's `topK` and `rerankConfig`. 403 when the page is protected or search is disabled; 429 (with `Retry-After`) past 30 searches a minute per visitor or 600 per page.",
+      "Hybrid search over the namespace's records without a tenant, with the hosting's `topK` and `rerankConfig`. 403 when search is disabled, or the page is protected and the request carries no valid session cookie; 429 (with `Retry-After`) past 30 searches a minute per visitor or 600 per page.",
   },
 };

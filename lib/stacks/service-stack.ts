@@ -4,6 +4,7 @@ import { Topic } from "aws-cdk-lib/aws-sns";
 import { Rule, Schedule } from "aws-cdk-lib/aws-events";
 import { LambdaFunction } from "aws-cdk-lib/aws-events-targets";
 import { CfnVectorBucket } from "aws-cdk-lib/aws-s3vectors";
+import { EmailIdentity, Identity } from "aws-cdk-lib/aws-ses";
 import type { Construct } from "constructs";
 import type { StageConfig } from "../config.ts";
 import { AppFunction } from "../constructs/app-function.ts";
@@ -44,6 +45,10 @@ export class ServiceStack extends Stack {
     vectorBucket.applyRemovalPolicy(config.removalPolicy);
 
     this.work = new WorkQueues(this, "Work", { config, resources: { table, bucket, vectorBucket } });
+
+    // The sender of hosted-page sign-in links: SES e-mails the address a verification link once
+    // (and, while the account is in the SES sandbox, may send only to verified recipients).
+    if (config.signInSender) new EmailIdentity(this, "SignInSender", { identity: Identity.email(config.signInSender) });
     const { resources } = this.work;
 
     // Operators subscribe (e-mail, chat, paging) to the output topic; every alarm of the stack

@@ -34,6 +34,8 @@ const OVER_TARGET: Record<string, number> = {
   Search: 725_000,
   // The hosted page's search tab runs the same retrieval and reranking as Search.
   HostedSearch: 730_000,
+  // The SES v2 client for sign-in links (loaded on the first link sent).
+  HostedSignIn: 430_000,
   IngestWorker: 651_000,
   DeleteWorker: 542_000,
   Reconciler: 542_000,

@@ -1,7 +1,7 @@
 import { VECTOR_STORES } from "../../functions/shared/vector-store/registry.ts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { CfnElement } from "aws-cdk-lib";
-import { Match, type Template } from "aws-cdk-lib/assertions";
+import { Match, Template } from "aws-cdk-lib/assertions";
 import type { IConstruct } from "constructs";
 import { ERROR_STATUS, errorEnvelope, JSON_CONTENT_TYPE } from "../../functions/shared/http/envelope.ts";
 import {
@@ -13,14 +13,14 @@ import {
 } from "../../functions/shared/db/table-schema.ts";
 import { ENV } from "../../functions/shared/platform/env-names.ts";
 import { GATEWAY_ERRORS, type GatewayError } from "../../functions/shared/http/gateway-responses.ts";
-import { type Stage, stageConfig } from "../../lib/config.ts";
+import { configFromContext, type Stage, stageConfig } from "../../lib/config.ts";
 import type { AppFunction } from "../../lib/constructs/app-function.ts";
 import { STAGING_PREFIX } from "../../lib/constructs/file-bucket.ts";
 import { API_STAGE_NAME } from "../../lib/constructs/rest-api.ts";
 import { AUTHORIZER, type FunctionAccess, HTTP_FUNCTIONS, ROUTES } from "../../lib/routes.ts";
-import type { ServiceStack } from "../../lib/stacks/service-stack.ts";
+import { ServiceStack } from "../../lib/stacks/service-stack.ts";
 import { QUEUES, SCHEDULED_FUNCTIONS, visibilityTimeoutSeconds, WORKERS } from "../../lib/workers.ts";
-import { removeOutdir, templateOf } from "./stack-fixture.ts";
+import { buildApp, removeOutdir, templateOf } from "./stack-fixture.ts";
 
 interface Built {
   stage: Stage;
@@ -679,5 +679,46 @@ describe("outputs", () => {
     expect(parts[0]).toBe("https://");
     expect(parts[1]).toEqual({ Ref: logicalId(stack, stack.api.api) });
     expect(parts.at(-1)).toEqual({ Ref: logicalId(stack, stack.api.api.deploymentStage) });
+  });
+});
+
+describe("hosted-page sign-in e-mail", () => {
+  const signInFunction = (stack: ServiceStack) => stack.functions.get("HostedSignIn")!;
+
+  it("sends nothing without a sender: no SES identity, no SES permission, EMAIL_BACKEND none", () => {
+    const { template, stack } = dev();
+    template.resourceCountIs("AWS::SES::EmailIdentity", 0);
+    for (const { id, fn } of subjects(stack)) expect(grantsOf(dev(), fn).actions.has("ses:SendEmail"), id).toBe(false);
+    expect(environmentOf(dev(), signInFunction(stack)).EMAIL_BACKEND).toBe("none");
+  });
+
+  it("with -c signInSender, creates the SES identity and lets only the sign-in function send from it", () => {
+    const { app, outdir } = buildApp({ context: { signInSender: "no-reply@pages.example.com" } });
+    try {
+      const stack = new ServiceStack(app, "KnowledgeIngestionService-dev", { config: configFromContext(app) });
+      const template = Template.fromStack(stack);
+      template.hasResourceProperties("AWS::SES::EmailIdentity", { EmailIdentity: "no-reply@pages.example.com" });
+      const withSender = { stage: "dev" as const, template, stack, outdir };
+      for (const { id, fn } of subjects(stack)) {
+        const statements = grantsOf(withSender, fn).statements.filter((statement) => [statement.Action].flat().includes("ses:SendEmail"));
+        if (id !== "HostedSignIn") {
+          expect(statements, id).toEqual([]);
+          continue;
+        }
+        expect(JSON.stringify(statements.map((statement) => statement.Resource))).toContain(":identity/no-reply@pages.example.com");
+      }
+      expect(environmentOf(withSender, signInFunction(stack))).toMatchObject({ EMAIL_BACKEND: "ses", EMAIL_SENDER: "no-reply@pages.example.com" });
+    } finally {
+      removeOutdir(outdir);
+    }
+  });
+
+  it("refuses a signInSender that is not an e-mail address", () => {
+    const { app, outdir } = buildApp({ context: { signInSender: "not-an-address" } });
+    try {
+      expect(() => configFromContext(app)).toThrow(/not an e-mail address/);
+    } finally {
+      removeOutdir(outdir);
+    }
   });
 });

@@ -1,4 +1,8 @@
+import { readdir, readFile } from "node:fs/promises";
+import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
+import { serviceSecret } from "../../functions/shared/db/service-secret.ts";
+import { SESSION_COOKIE, signSession } from "../../functions/shared/domain/hosted-access.ts";
 import { ingestAndWait, newNamespace, type TestNamespace } from "../support/ingestion.ts";
 import { useLocalStack } from "../support/local-stack.ts";
 
@@ -83,15 +87,9 @@ describe("hosted pages", () => {
     expect(JSON.stringify(hits)).not.toContain("secret arrangement");
   });
 
-  it("refuses a protected page and a page whose search is off, and validates the query", async () => {
+  it("turns off its search tab when searchEnabled is false, and validates the query", async () => {
     const closed = await newNamespace(api);
-    const closedSlug = await publish(closed, { title: "Closed" });
-    expect((await visitor("GET", `/hosted/${closedSlug}`)).status).toBe(403);
-    const refused = await visitor("POST", `/hosted/${closedSlug}/search`, { query: "anything" });
-    expect(refused.status).toBe(403);
-    expect(refused.body.error.message).toMatch(/protected/);
-
-    await closed.call("PATCH", "/hosting", { body: { protected: false, searchEnabled: false } });
+    const closedSlug = await publish(closed, { title: "Closed", protected: false, searchEnabled: false });
     expect((await visitor("GET", `/hosted/${closedSlug}`)).status).toBe(200);
     expect((await visitor("POST", `/hosted/${closedSlug}/search`, { query: "anything" })).status).toBe(403);
     expect((await visitor("POST", `/hosted/${slug}/search`, { query: "   " })).status).toBe(422);
@@ -134,5 +132,100 @@ describe("hosted pages", () => {
     expect(Number(limited.headers.get("retry-after"))).toBeLessThanOrEqual(60);
     // Another page is counted on its own.
     expect((await visitor("POST", `/hosted/${slug}/search`, { query: "refunds" })).status).toBe(200);
+  });
+});
+
+/** The e-mails the local outbox holds for an address, oldest first. */
+async function mailTo(address: string): Promise<{ to: string; subject: string; text: string }[]> {
+  const folder = api.stack().outboxDir;
+  const files = (await readdir(folder).catch(() => [] as string[])).sort();
+  const mails = await Promise.all(files.map(async (file) => JSON.parse(await readFile(join(folder, file), "utf8"))));
+  return mails.filter((mail) => mail.to === address);
+}
+
+/** Follows nothing: the sign-in link answers a redirect whose cookie the test keeps. */
+async function openLink(link: string) {
+  return fetch(link.replace(/^https?:\/\/[^/]+/, api.stack().baseUrl), { redirect: "manual" });
+}
+
+describe("protected hosted pages", () => {
+  let guarded: TestNamespace;
+  let guardedSlug: string;
+  beforeAll(async () => {
+    guarded = await newNamespace(api);
+    await ingestAndWait(guarded, { type: "TEXT", text: "The staff handbook says onboarding takes three days.", fileName: "handbook.md" });
+    guardedSlug = await publish(guarded, {
+      title: "Staff only",
+      welcomeMessage: "Internal handbook",
+      allowedEmails: ["Ada@Example.org"],
+      allowedEmailDomains: ["staff.example.com"],
+    });
+  });
+
+  it("shows a stranger only the title and the sign-in form, and refuses its search", async () => {
+    const page = await visitor("GET", `/hosted/${guardedSlug}`);
+    expect(page.status).toBe(200);
+    const html = String(page.body);
+    expect(html).toContain("Staff only");
+    expect(html).toContain('<label for="sign-in-email">');
+    expect(html).not.toContain("Internal handbook");
+    const search = await visitor("POST", `/hosted/${guardedSlug}/search`, { query: "onboarding" });
+    expect(search.status).toBe(403);
+    expect(search.body.error.message).toMatch(/protected/);
+  });
+
+  it("mails a one-time link to an allowed address only, answering every address alike", async () => {
+    const stranger = await visitor("POST", `/hosted/${guardedSlug}/sign-in`, { email: "eve@evil.example" });
+    const allowed = await visitor("POST", `/hosted/${guardedSlug}/sign-in`, { email: "ada@example.org" });
+    expect(stranger.status).toBe(200);
+    expect(allowed.status).toBe(200);
+    expect(stranger.body).toEqual(allowed.body);
+    expect(await mailTo("eve@evil.example")).toEqual([]);
+    const [mail] = await mailTo("ada@example.org");
+    expect(mail!.subject).toBe("Sign in to Staff only");
+    expect(mail!.text).toMatch(new RegExp(`http://127\\.0\\.0\\.1:\\d+/hosted/${guardedSlug}/session\\?token=[A-Za-z0-9_-]{43}`));
+    expect((await visitor("POST", `/hosted/${guardedSlug}/sign-in`, { email: "not an address" })).status).toBe(422);
+  });
+
+  it("admits an allowed visitor through the link: a signed, HttpOnly, SameSite cookie scoped to the page, used once", async () => {
+    await visitor("POST", `/hosted/${guardedSlug}/sign-in`, { email: "grace@staff.example.com" });
+    const [mail] = await mailTo("grace@staff.example.com");
+    const link = /http\S+/.exec(mail!.text)![0];
+    const opened = await openLink(link);
+    expect(opened.status).toBe(303);
+    expect(opened.headers.get("location")).toBe(`/hosted/${guardedSlug}`);
+    const setCookie = opened.headers.get("set-cookie") ?? "";
+    expect(setCookie).toMatch(new RegExp(`^${SESSION_COOKIE}=[A-Za-z0-9_-]+\\.[A-Za-z0-9_-]+; Path=/hosted/${guardedSlug}; Max-Age=604800; HttpOnly; SameSite=Lax$`));
+    const cookie = setCookie.split(";")[0]!;
+
+    const page = await api.request("GET", `/hosted/${guardedSlug}`, { key: null, headers: { cookie } });
+    expect(String(page.body)).toContain("Internal handbook");
+    const search = await api.request("POST", `/hosted/${guardedSlug}/search`, { key: null, headers: { cookie }, body: { query: "how long is onboarding" } });
+    expect(search.status, JSON.stringify(search.body)).toBe(200);
+    expect(search.body.data[0].text).toContain("onboarding takes three days");
+
+    const again = await openLink(link);
+    expect(again.status).toBe(400);
+    expect(again.headers.get("set-cookie")).toBeNull();
+  });
+
+  it("refuses forged, expired and foreign cookies, and a visitor whose address was removed", async () => {
+    const searchWith = (cookie: string) => api.request("POST", `/hosted/${guardedSlug}/search`, { key: null, headers: { cookie }, body: { query: "onboarding" } });
+    const secret = await serviceSecret("hosted-page-sessions");
+    const now = Math.floor(Date.now() / 1000);
+    const valid = signSession({ namespaceId: guarded.namespaceId, email: "ada@example.org", expiresAt: now + 600 }, secret);
+    expect((await searchWith(`${SESSION_COOKIE}=${valid}`)).status).toBe(200);
+
+    const [payload, signature] = valid.split(".");
+    const tampered = Buffer.from(JSON.stringify({ namespaceId: guarded.namespaceId, email: "eve@staff.example.com", expiresAt: now + 600 })).toString("base64url");
+    expect((await searchWith(`${SESSION_COOKIE}=${tampered}.${signature}`)).status).toBe(403);
+    expect((await searchWith(`${SESSION_COOKIE}=${payload}.${signature!.slice(0, -2)}AA`)).status).toBe(403);
+    const expired = signSession({ namespaceId: guarded.namespaceId, email: "ada@example.org", expiresAt: now - 1 }, secret);
+    expect((await searchWith(`${SESSION_COOKIE}=${expired}`)).status).toBe(403);
+    const foreign = signSession({ namespaceId: "ns_someoneelse", email: "ada@example.org", expiresAt: now + 600 }, secret);
+    expect((await searchWith(`${SESSION_COOKIE}=${foreign}`)).status).toBe(403);
+
+    expect((await guarded.call("PATCH", "/hosting", { body: { allowedEmails: [] } })).status).toBe(200);
+    expect((await searchWith(`${SESSION_COOKIE}=${valid}`)).status).toBe(403);
   });
 });

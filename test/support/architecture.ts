@@ -36,6 +36,7 @@ export const FOLDER_LAYER: Record<string, Layer> = {
   "keyword-index": "ports",
   reranking: "ports",
   llm: "ports",
+  email: "ports",
   domain: "core",
   text: "core",
   platform: "platform",
@@ -51,6 +52,7 @@ export const SDK_OWNERS: Record<string, string[]> = {
   "@aws-sdk/client-s3vectors": ["vector-store"],
   "@aws-sdk/client-bedrock-runtime": ["embedding", "reranking", "llm"],
   "@aws-sdk/client-bedrock-agent-runtime": ["reranking"],
+  "@aws-sdk/client-sesv2": ["email"],
 };
 
 /** Node modules that reach outside the process; core modules never load them, even indirectly. */

@@ -1,13 +1,17 @@
 import { randomBytes } from "node:crypto";
 import { hostedSlugPath } from "../../shared/domain/hosted-page.ts";
 import { httpHandler } from "../../shared/http/handler.ts";
-import { hostedPageHeaders, renderHostedPage } from "../../shared/http/hosted-page.ts";
-import { assertOpenToVisitors, publishedPage } from "../../shared/workflows/hosted.ts";
+import { hostedPageHeaders, renderHostedPage, renderSignInPage } from "../../shared/http/hosted-page.ts";
+import { sessionCookieOf } from "../../shared/http/hosted-request.ts";
+import { isAdmitted, publishedPage } from "../../shared/workflows/hosted.ts";
 
-/** A namespace's hosted page, public: read fresh on every request, so a deleted or moved page is gone at once. */
-export const handler = httpHandler({ public: true, path: hostedSlugPath }, async ({ path }) => {
+/**
+ * A namespace's hosted page, public: read fresh on every request, so a deleted or moved page is gone
+ * at once. A protected page shows a visitor without a session only its title and the sign-in form.
+ */
+export const handler = httpHandler({ public: true, path: hostedSlugPath }, async ({ path, event }) => {
   const page = await publishedPage(path.slug);
-  assertOpenToVisitors(page);
   const nonce = randomBytes(16).toString("base64");
-  return { status: 200, data: null, raw: renderHostedPage(page.hosting, nonce), headers: hostedPageHeaders(nonce) };
+  const html = (await isAdmitted(page, sessionCookieOf(event))) ? renderHostedPage(page.hosting, nonce) : renderSignInPage(page.hosting, nonce);
+  return { status: 200, data: null, raw: html, headers: hostedPageHeaders(nonce) };
 });

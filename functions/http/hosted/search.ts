@@ -1,14 +1,15 @@
 import { hostedSearchBody, hostedSlugPath } from "../../shared/domain/hosted-page.ts";
 import { HttpError } from "../../shared/http/error-mapping.ts";
 import { httpHandler, ok } from "../../shared/http/handler.ts";
-import { assertOpenToVisitors, publishedPage } from "../../shared/workflows/hosted.ts";
+import { sessionCookieOf, visitorAddress } from "../../shared/http/hosted-request.ts";
+import { assertAdmitted, publishedPage } from "../../shared/workflows/hosted.ts";
 import { countVisit, searchPublishedPage } from "../../shared/workflows/hosted-search.ts";
 
 /** The search tab of a hosted page: untenanted records only, limited per visitor and per page. */
 export const handler = httpHandler({ public: true, path: hostedSlugPath, body: hostedSearchBody }, async ({ path, body, event }) => {
   const page = await publishedPage(path.slug);
-  assertOpenToVisitors(page);
-  const visit = await countVisit(path.slug, event.requestContext?.identity?.sourceIp ?? "unknown");
+  await assertAdmitted(page, sessionCookieOf(event));
+  const visit = await countVisit(path.slug, visitorAddress(event));
   if (!visit.allowed) {
     throw new HttpError("rate_limit_exceeded", "Too many searches on this page; try again shortly.", { "retry-after": String(visit.retryAfterSeconds) });
   }

@@ -41,6 +41,8 @@ export const keys = {
   }),
   /** Requests counted in one fixed window of one limit (a hosted page, a visitor of it); expires with TTL. */
   rateWindow: (limitName: string, windowStart: number): TableKey => ({ PK: `RATE#${limitName}#${windowStart}`, SK: "RATE" }),
+  /** A one-time sign-in link of a protected hosted page, by the SHA-256 of its token; expires with TTL. */
+  signInToken: (tokenHash: string): TableKey => ({ PK: `SIGNIN#${tokenHash}`, SK: "SIGNIN" }),
   /** A record that holds a secret the service generates for itself (for example the cursor key). */
   serviceSecret: (name: string): TableKey => ({ PK: `SECRET#${name}`, SK: "SECRET" }),
 };

@@ -50,7 +50,7 @@ button:focus-visible,input:focus-visible,a:focus-visible{outline:3px solid #0b57
 form{display:flex;gap:.5rem;align-items:flex-end}
 .field{flex:1}
 label{display:block;font-weight:600;margin-bottom:.25rem}
-input[type=search]{flex:1;font:inherit;padding:.4rem;border:1px solid #5a5a5a;border-radius:4px}
+input[type=search],input[type=email]{flex:1;font:inherit;padding:.4rem;border:1px solid #5a5a5a;border-radius:4px}
 button[type=submit],.example{font:inherit;padding:.4rem .8rem;border:1px solid #1a1a1a;background:#f2f2f2;color:#1a1a1a;border-radius:4px;cursor:pointer}
 .examples{list-style:none;padding:0;display:flex;flex-wrap:wrap;gap:.5rem}
 ol.results{padding-left:1.25rem}
@@ -171,6 +171,54 @@ ${hosting.welcomeMessage ? `<p class="welcome">${escapeHtml(hosting.welcomeMessa
 <section id="panel-chat" role="tabpanel" aria-labelledby="tab-chat" hidden>${chatPanel}</section>
 </main>
 <script nonce="${nonce}">${SCRIPT}</script>
+</body>
+</html>`;
+}
+
+const SIGN_IN_SCRIPT = `
+(() => {
+  const form = document.getElementById('sign-in-form');
+  const input = document.getElementById('sign-in-email');
+  const status = document.getElementById('sign-in-status');
+  const endpoint = location.pathname.replace(/\\/+$/, '') + '/sign-in';
+  form.addEventListener('submit', async (event) => {
+    event.preventDefault();
+    status.textContent = 'Sending…';
+    try {
+      const response = await fetch(endpoint, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: input.value }) });
+      const body = await response.json();
+      status.textContent = response.ok ? body.data.message : (body.error ? body.error.message : 'That did not work. Try again.');
+    } catch {
+      status.textContent = 'That did not work. Try again.';
+    }
+  });
+})();
+`;
+
+/** What a visitor without a session sees of a protected page: its title, and a way to sign in. */
+export function renderSignInPage(hosting: HostingRecord, nonce: string): string {
+  const title = hosting.title ?? hosting.slug;
+  return `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="robots" content="noindex">
+<title>Sign in · ${escapeHtml(title)}</title>
+<style nonce="${nonce}">${STYLE}</style>
+</head>
+<body>
+<header><h1>${escapeHtml(title)}</h1></header>
+<main>
+<p>This page is open to invited people only. Enter your e-mail address and we will send you a link that signs you in.</p>
+<form id="sign-in-form">
+  <div class="field"><label for="sign-in-email">E-mail address</label>
+  <input id="sign-in-email" type="email" name="email" maxlength="254" autocomplete="email" required></div>
+  <button type="submit">Send me a link</button>
+</form>
+<p id="sign-in-status" role="status" aria-live="polite"></p>
+</main>
+<script nonce="${nonce}">${SIGN_IN_SCRIPT}</script>
 </body>
 </html>`;
 }

@@ -131,6 +131,8 @@ export const hostedHitWire = z.strictObject({
   citation: z.nullable(z.string()),
 });
 
+export const signInRequestedWire = z.strictObject({ message: z.string() });
+
 export const paginationWire = z.strictObject({
   nextCursor: z.nullable(z.string()),
   prevCursor: z.nullable(z.string()),

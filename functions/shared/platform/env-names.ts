@@ -24,6 +24,9 @@ export const ENV = {
   defaultReranker: "DEFAULT_RERANKER",
   rerankerBaseUrls: "RERANKER_BASE_URLS",
   awsRegion: "AWS_REGION",
+  emailBackend: "EMAIL_BACKEND",
+  emailSender: "EMAIL_SENDER",
+  emailOutboxDir: "EMAIL_OUTBOX_DIR",
 } as const;
 
 export type EnvName = (typeof ENV)[keyof typeof ENV];

@@ -49,6 +49,10 @@ export const config = {
     return parsed as Record<string, string>;
   },
   awsRegion: () => process.env[ENV.awsRegion] ?? "us-east-1",
+  /** `ses` deployed with a sender, `outbox` on the local stack, `none` otherwise (functions/shared/email/registry.ts). */
+  emailBackend: () => process.env[ENV.emailBackend] ?? "none",
+  emailSender: () => required(ENV.emailSender),
+  emailOutboxDir: () => required(ENV.emailOutboxDir),
   vectorStoreBackend: () => process.env[ENV.vectorStoreBackend] ?? "embedded",
   vectorBucketName: () => required(ENV.vectorBucketName),
   uploadUrlTtlSeconds: () => positiveInt(ENV.uploadUrlTtlSeconds, 3600),

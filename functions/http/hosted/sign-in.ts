@@ -1,0 +1,17 @@
+import { signInBody } from "../../shared/domain/hosted-access.ts";
+import { hostedSlugPath } from "../../shared/domain/hosted-page.ts";
+import { HttpError } from "../../shared/http/error-mapping.ts";
+import { httpHandler, ok } from "../../shared/http/handler.ts";
+import { pageUrl, visitorAddress } from "../../shared/http/hosted-request.ts";
+import { publishedPage, requestSignIn } from "../../shared/workflows/hosted.ts";
+
+/** Sends a protected page's sign-in link to an allowed address; the answer is the same for any address. */
+export const handler = httpHandler({ public: true, path: hostedSlugPath, body: signInBody }, async ({ path, body, event }) => {
+  const page = await publishedPage(path.slug);
+  const url = pageUrl(event, path.slug);
+  const result = await requestSignIn(page, body.email, visitorAddress(event), (token) => `${url}/session?token=${token}`);
+  if (result.limitedForSeconds !== undefined) {
+    throw new HttpError("rate_limit_exceeded", "Too many sign-in requests; try again shortly.", { "retry-after": String(result.limitedForSeconds) });
+  }
+  return ok({ message: "If this address may visit the page, a sign-in link is on its way. It works once, within 15 minutes." });
+});

@@ -1,0 +1,48 @@
+import { DeleteCommand, PutCommand } from "@aws-sdk/lib-dynamodb";
+import { dynamo } from "./client.ts";
+import { config } from "../platform/env.ts";
+import { isConditionFailure } from "./conditions.ts";
+import { keys } from "./keys.ts";
+import { TTL_ATTRIBUTE } from "./table-schema.ts";
+
+/**
+ * One-time sign-in links of protected hosted pages. Only the token's SHA-256 is stored; a link is
+ * used up by the one conditional delete that accepts it, so it works once, and never after it
+ * expires (checked here, as TTL deletion can lag by days).
+ */
+export interface SignInGrant {
+  namespaceId: string;
+  email: string;
+  /** Milliseconds since the epoch. */
+  expiresAtMs: number;
+}
+
+export async function saveSignInToken(tokenHash: string, grant: SignInGrant): Promise<void> {
+  await dynamo().send(
+    new PutCommand({
+      TableName: config.tableName(),
+      Item: { ...keys.signInToken(tokenHash), entityType: "SignInToken", ...grant, [TTL_ATTRIBUTE]: Math.ceil(grant.expiresAtMs / 1000) },
+      ConditionExpression: "attribute_not_exists(PK)",
+    }),
+  );
+}
+
+/** The grant of an unused, unexpired token, which this call uses up; null otherwise. */
+export async function consumeSignInToken(tokenHash: string, nowMs: number): Promise<SignInGrant | null> {
+  try {
+    const result = await dynamo().send(
+      new DeleteCommand({
+        TableName: config.tableName(),
+        Key: keys.signInToken(tokenHash),
+        ConditionExpression: "attribute_exists(PK) AND expiresAtMs > :now",
+        ExpressionAttributeValues: { ":now": nowMs },
+        ReturnValues: "ALL_OLD",
+      }),
+    );
+    const item = result.Attributes;
+    return item ? { namespaceId: String(item.namespaceId), email: String(item.email), expiresAtMs: Number(item.expiresAtMs) } : null;
+  } catch (error) {
+    if (isConditionFailure(error)) return null;
+    throw error;
+  }
+}

@@ -1,0 +1,35 @@
+import type { APIGatewayProxyEvent } from "aws-lambda";
+import { cookieValue, SESSION_COOKIE } from "../domain/hosted-access.ts";
+import { headerValue } from "./handler.ts";
+
+/**
+ * What the hosted-page handlers read from a request: who the visitor is, their session cookie, and
+ * the page's own URL. The URL is built from what API Gateway reports (domainName, and the path with
+ * its stage), never from the Host header a client could forge into a sign-in e-mail.
+ */
+export function visitorAddress(event: APIGatewayProxyEvent): string {
+  return event.requestContext?.identity?.sourceIp ?? "unknown";
+}
+
+export function sessionCookieOf(event: APIGatewayProxyEvent): string | undefined {
+  return cookieValue(headerValue(event, "cookie"), SESSION_COOKIE);
+}
+
+/** `/api/hosted/<slug>` deployed (the stage is part of the path), `/hosted/<slug>` locally. */
+export function pagePath(event: APIGatewayProxyEvent, slug: string): string {
+  const path = event.requestContext?.path ?? event.path;
+  const at = path.indexOf(`/hosted/${slug}`);
+  return `${at > 0 ? path.slice(0, at) : ""}/hosted/${slug}`;
+}
+
+export function pageUrl(event: APIGatewayProxyEvent, slug: string): string {
+  const host = event.requestContext?.domainName ?? "localhost";
+  const local = /^(127\.0\.0\.1|localhost|\[::1\])(:\d+)?$/.test(host);
+  return `${local ? "http" : "https"}://${host}${pagePath(event, slug)}`;
+}
+
+/** The session cookie: only sent back to this page's paths, never readable by scripts, not sent cross-site. */
+export function sessionCookie(event: APIGatewayProxyEvent, slug: string, value: string, maxAgeSeconds: number): string {
+  const secure = pageUrl(event, slug).startsWith("https:") ? "; Secure" : "";
+  return `${SESSION_COOKIE}=${value}; Path=${pagePath(event, slug)}; Max-Age=${maxAgeSeconds}; HttpOnly; SameSite=Lax${secure}`;
+}
