@@ -96,12 +96,12 @@ export async function runReingestCostBench(options: { documents?: number; edited
 
     const jobIds: string[] = [];
     const passes: PassResult[] = [];
-    const runPass = async (pass: string, editedDocuments: number, start: () => Promise<void>) => {
+    /** `start` queues the pass's work and returns the jobs to wait for. */
+    const runPass = async (pass: string, editedDocuments: number, start: () => Promise<string[]>) => {
       const calls = bedrock.invocations.length;
       const since = new Date().toISOString();
       const began = performance.now();
-      await start();
-      await waitForJobs(api, base, jobIds, since);
+      await waitForJobs(api, base, await start(), since);
       const wallSeconds = (performance.now() - began) / 1000;
       const sent = bedrock.invocations.slice(calls);
       const { items } = await listAll<{ totalChunks: number | null }>(api, `${base}/documents`);
@@ -119,15 +119,19 @@ export async function runReingestCostBench(options: { documents?: number; edited
     };
     const reingestAll = async () => {
       for (const jobId of jobIds) await api.expect(200, "POST", `${base}/ingest-jobs/${jobId}/re-ingest`);
+      return [...jobIds];
+    };
+    const ingest = async (items: Record<string, unknown>[]) => {
+      const created: string[] = [];
+      for (let start = 0; start < items.length; start += MAX_BATCH_ITEMS) {
+        const job = await api.expect<{ data: { id: string } }>(201, "POST", `${base}/ingest-jobs`, { payload: { type: "BATCH", items: items.slice(start, start + MAX_BATCH_ITEMS) }, config: CONFIG });
+        created.push(job.body.data.id);
+      }
+      jobIds.push(...created);
+      return created;
     };
 
-    await runPass("first ingest", 0, async () => {
-      for (let start = 0; start < documents; start += MAX_BATCH_ITEMS) {
-        const items = keys.slice(start, start + MAX_BATCH_ITEMS).map((key, offset) => ({ type: "MANAGED_FILE", key, fileName: `doc-${start + offset}.md` }));
-        const job = await api.expect<{ data: { id: string } }>(201, "POST", `${base}/ingest-jobs`, { payload: { type: "BATCH", items }, config: CONFIG });
-        jobIds.push(job.body.data.id);
-      }
-    });
+    await runPass("first ingest", 0, () => ingest(keys.map((key, index) => ({ type: "MANAGED_FILE", key, fileName: `doc-${index}.md` }))));
     await runPass("re-ingest, unchanged", 0, reingestAll);
     // Every tenth document gets one section rewritten, in place (the same upload key).
     const step = Math.max(1, Math.floor(documents / Math.max(1, edited)));
@@ -141,13 +145,9 @@ export async function runReingestCostBench(options: { documents?: number; edited
     // As many new documents, each a copy of an unedited file: every chunk already has a vector in
     // the namespace (embedding pointers), so none should be embedded.
     const copies = editedIndexes.map((index) => Math.min(documents - 1, index + 1));
-    await runPass(`${Math.round((edited / documents) * 100)}% copied into new documents`, 0, async () => {
-      const items = copies.map((index) => ({ type: "MANAGED_FILE", key: keys[index]!, fileName: `copy-of-doc-${index}.md` }));
-      for (let start = 0; start < items.length; start += MAX_BATCH_ITEMS) {
-        const job = await api.expect<{ data: { id: string } }>(201, "POST", `${base}/ingest-jobs`, { payload: { type: "BATCH", items: items.slice(start, start + MAX_BATCH_ITEMS) }, config: CONFIG });
-        jobIds.push(job.body.data.id);
-      }
-    });
+    await runPass(`${Math.round((edited / documents) * 100)}% copied into new documents`, 0, () =>
+      ingest(copies.map((index) => ({ type: "MANAGED_FILE", key: keys[index]!, fileName: `copy-of-doc-${index}.md` }))),
+    );
 
     const partial = {
       benchmark: "reingest-cost" as const,
