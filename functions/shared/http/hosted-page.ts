@@ -50,7 +50,7 @@ button:focus-visible,input:focus-visible,a:focus-visible{outline:3px solid #0b57
 form{display:flex;gap:.5rem;align-items:flex-end}
 .field{flex:1}
 label{display:block;font-weight:600;margin-bottom:.25rem}
-input[type=search],input[type=email]{flex:1;font:inherit;padding:.4rem;border:1px solid #5a5a5a;border-radius:4px}
+input[type=search],input[type=email]{width:100%;box-sizing:border-box;font:inherit;padding:.4rem;border:1px solid #5a5a5a;border-radius:4px}
 button[type=submit],.example{font:inherit;padding:.4rem .8rem;border:1px solid #1a1a1a;background:#f2f2f2;color:#1a1a1a;border-radius:4px;cursor:pointer}
 .examples{list-style:none;padding:0;display:flex;flex-wrap:wrap;gap:.5rem}
 ol.results{padding-left:1.25rem}
@@ -95,7 +95,7 @@ const SCRIPT = `
       const response = await fetch(endpoint, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query }) });
       const body = await response.json();
       if (!response.ok) { status.textContent = body.error ? body.error.message : 'The search failed.'; return; }
-      status.textContent = body.data.length === 0 ? 'No results.' : body.data.length + ' results.';
+      status.textContent = body.data.length === 0 ? 'No results.' : body.data.length === 1 ? '1 result.' : body.data.length + ' results.';
       for (const hit of body.data) {
         const item = document.createElement('li');
         const text = document.createElement('p');
