@@ -269,3 +269,31 @@ describe("Bedrock embedding calls, against a server speaking InvokeModel", () =>
     });
   });
 });
+
+describe("sign-in e-mail, against a server speaking SES v2", () => {
+  it("sends one plain-text message from the configured sender, signed for SES", async () => {
+    const received: { path: string; authorization: string; body: any }[] = [];
+    const server = createServer(async (request, response) => {
+      const { body } = await readJson(request);
+      received.push({ path: `${request.method} ${request.url}`, authorization: String(request.headers.authorization), body });
+      answer(response, 200, { MessageId: "local-1" });
+    });
+    setEnv("AWS_ENDPOINT_URL_SESV2", await listen(server));
+    setEnv("EMAIL_SENDER", "no-reply@pages.example.com");
+    try {
+      const { createEmailSender } = await import("../../functions/shared/email/ses.ts");
+      await createEmailSender().send({ to: "ada@example.org", subject: "Sign in to Staff", text: "Open https://example.com/x" });
+    } finally {
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    }
+    expect(received).toHaveLength(1);
+    const [sent] = received;
+    expect(sent!.path).toBe("POST /v2/email/outbound-emails");
+    expect(sent!.authorization).toMatch(/Credential=[^/]+\/\d{8}\/us-east-1\/ses\/aws4_request/);
+    expect(sent!.body).toEqual({
+      FromEmailAddress: "no-reply@pages.example.com",
+      Destination: { ToAddresses: ["ada@example.org"] },
+      Content: { Simple: { Subject: { Data: "Sign in to Staff", Charset: "UTF-8" }, Body: { Text: { Data: "Open https://example.com/x", Charset: "UTF-8" } } } },
+    });
+  });
+});
