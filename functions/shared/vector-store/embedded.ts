@@ -274,6 +274,23 @@ export class EmbeddedVectorStore implements VectorStore {
     return new Set([...this.partitions.values()].map((partition) => partition.namespaceId));
   }
 
+  /**
+   * Visits every record of a partition with its stored (unit, float32) vector, so tests and
+   * benchmarks can check the scan against a reference of their own. The vector and metadata are
+   * the store's own, lent for the duration of the call: copy them to keep them, never write them.
+   */
+  forEachEntry(
+    partition: Pick<VectorPartition, "namespaceId" | "tenantId">,
+    visit: (key: string, vector: Float32Array, metadata: Readonly<Record<string, MetadataValue>>) => void,
+  ): void {
+    const target = this.partitions.get(partitionId(partition.namespaceId, partition.tenantId));
+    if (!target) return;
+    const d = target.dimension;
+    for (let slot = 0; slot < target.count; slot++) {
+      visit(target.keys[slot]!, target.vectors.subarray(slot * d, (slot + 1) * d), target.metadata[slot]!);
+    }
+  }
+
   /** Number of vectors in a partition (0 when it does not exist). */
   size(partition: Pick<VectorPartition, "namespaceId" | "tenantId">): number {
     return this.partitions.get(partitionId(partition.namespaceId, partition.tenantId))?.count ?? 0;
