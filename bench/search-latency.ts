@@ -21,8 +21,8 @@
  * the ingestion, the scenarios, the profile and the recall check, search-latency/recall.ts is the
  * exact reference, search-latency/report.ts renders the tables.
  *
- * About 20 minutes on a 2-core machine, most of it the keyword and hybrid queries at 100,000 chunks
- * (about 0.7 s each). Prints Markdown tables and writes bench/results/search-latency.json.
+ * About 4 to 8 minutes on a 2-core machine, depending on what else runs on it. Prints Markdown
+ * tables and writes bench/results/search-latency.json.
  */
 import { argument, isEntryPoint } from "./support.ts";
 import { DEFAULT_CORPORA } from "./search-latency/corpus.ts";

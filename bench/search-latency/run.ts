@@ -528,11 +528,13 @@ export async function runSearchLatencyBench(options: SearchLatencyOptions = {}):
     await stack.stop();
   }
 
-  const tenK = results.find((result) => result.chunks === 10_000);
-  const tenKSemantic = tenK?.scenarios.find((scenario) => scenario.scenario === "semantic");
+  // At 10,000 chunks since the benchmark exists, at 100,000 since issue 12.
+  const semanticP50s = results
+    .filter((result) => result.chunks === 10_000 || result.chunks === 100_000)
+    .map((result) => result.scenarios.find((scenario) => scenario.scenario === "semantic")!.latency.p50Ms);
   const target = {
-    description: `semantic p50 under ${TARGET_P50_MS} ms at 10,000 chunks (HTTP, local stack)`,
-    met: tenKSemantic ? tenKSemantic.latency.p50Ms < TARGET_P50_MS : null,
+    description: `semantic p50 under ${TARGET_P50_MS} ms at 10,000 and at 100,000 chunks (HTTP, local stack)`,
+    met: semanticP50s.length > 0 ? semanticP50s.every((p50) => p50 < TARGET_P50_MS) : null,
   };
   const recallNote =
     `Recall@${topK}: the answers to ${recallCount} queries per corpus compared with a naive exact scan of the same partition (bench/search-latency/recall.ts).`;

@@ -405,7 +405,7 @@ describe("embedded vector store", () => {
       expect(matches).toHaveLength(10);
     }
     times.sort((a, b) => a - b);
-    // About 4 ms at the median on a 2-core machine; the bound allows for a loaded CI runner.
+    // About 6 ms at the median on a 2-core machine (a dense query); the bound allows for a loaded CI runner.
     expect(times[10]!).toBeLessThan(100);
   });
 

@@ -13,8 +13,9 @@ import { recordViolation, S3_VECTORS_LIMITS, VectorQuotaError, VectorValidationE
  * products over normalised vectors with a bounded heap for the top k. That is exact and has no index
  * to build or tune. A query with few non-zero components, as the LOCAL embedder's are (about 5 of
  * 384: a few hashed words), is multiplied only where it is non-zero, which computes the very same
- * sums. Measured on a 2-core machine over 100,000 × 384, a top-20 query takes about 12 ms that way
- * and 50–60 ms for a dense query (a model embedder's), 1.5 and 5 ms over 10,000.
+ * sums. Measured on a 2-core machine (bench/search-latency.ts), a top-20 query over 100,000 × 384
+ * takes about 12 ms that way and about 60 ms for a dense query (a model embedder's); over 10,000,
+ * 1.3 and 7 ms.
  *
  * It refuses what S3 Vectors refuses, with the same errors (see limits.ts): zero or non-finite
  * vectors, metadata over the key count or size limits, dimensions outside 1–4,096, and a partition
