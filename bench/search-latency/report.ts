@@ -1,4 +1,5 @@
 import { type LatencySummary, ms } from "../support.ts";
+import { type RecallResult } from "./recall.ts";
 
 /** The search-latency benchmark's results and the Markdown tables the README quotes. */
 
@@ -75,14 +76,18 @@ export interface ProfileResult {
   /** Exact scan for the candidate pool (topK 10 asks for 20). */
   vectorScan: LatencySummary;
   vectorScanFiltered: LatencySummary;
+  /** The same scan for a dense random query, as a model embedder's queries are (every component non-zero). */
+  vectorScanDense: LatencySummary;
+  /** Non-zero components of the LOCAL embedder's query vectors, on average (of 384). */
+  queryNonZero: number;
   /** matchesFilter alone, once per slot of the partition (the filtered scan evaluates it first). */
   filterEvaluation: LatencySummary;
-  /** BatchGet of the candidates' documents (keepCurrent). */
+  /** BatchGet of the candidates' documents as keepCurrent reads them (consistent, projected to SEARCH_FIELDS). */
   candidateBatchGet: LatencySummary;
   /** Distinct documents among the candidates, on average. */
   candidateDocuments: number;
-  /** What-if: the same BatchGet projected to the attributes search uses. */
-  candidateBatchGetProjected: LatencySummary;
+  /** For comparison: the same BatchGet of whole records (what earlier runs of this profile timed). */
+  candidateBatchGetWhole: LatencySummary;
   /** Mean size of one document record as getDocuments returns it (JSON characters). */
   documentRecordBytes: number;
   /** Per query: search() semantic minus embed, scan and BatchGet (what the pieces do not explain). */
@@ -122,7 +127,21 @@ export interface CorpusResult {
   memoryAfterKeywordLoad: MemorySnapshot;
   scenarios: ScenarioResult[];
   profile: ProfileResult;
+  recall: RecallReport;
   memoryAtEnd: MemorySnapshot;
+}
+
+/** Answers compared with a naive exact scan (recall.ts). */
+export interface RecallReport {
+  /** The store's scan, LOCAL embedder queries. */
+  scanSemantic: RecallResult;
+  /** The store's scan with the scenario's category filter. */
+  scanFiltered: RecallResult;
+  /** The store's scan, dense random queries. */
+  scanDense: RecallResult;
+  /** search() semantic end to end (ids are chunk ids). */
+  searchSemantic: RecallResult;
+  searchFiltered: RecallResult;
 }
 
 export interface SearchLatencyReport {
@@ -139,6 +158,7 @@ export interface SearchLatencyReport {
     warmUpQueries: number;
     measuredQueries: number;
     profileQueries: number;
+    recallQueries: number;
     workerConcurrency: number;
     vocabularyWords: number;
     topics: number;
@@ -209,8 +229,9 @@ export function renderMarkdown(results: readonly CorpusResult[], target: { descr
   row("search() in process, semantic", (p) => p.searchSemantic);
   row("· embed the query (LOCAL hash)", (p) => p.embedQuery);
   row("· exact vector scan, pool of 20", (p) => p.vectorScan);
-  row("· BatchGet of candidate documents", (p) => p.candidateBatchGet);
-  row("  (what-if: same BatchGet, projected)", (p) => p.candidateBatchGetProjected);
+  row("  (same scan, dense random query)", (p) => p.vectorScanDense);
+  row("· BatchGet of candidate documents (projected, as keepCurrent reads them)", (p) => p.candidateBatchGet);
+  row("  (same BatchGet, whole records)", (p) => p.candidateBatchGetWhole);
   row("· remainder (search() minus the three pieces)", (p) => p.semanticRemainder);
   row("search() in process, semantic + filter", (p) => p.searchFiltered);
   row("· filtered vector scan", (p) => p.vectorScanFiltered);
@@ -223,11 +244,29 @@ export function renderMarkdown(results: readonly CorpusResult[], target: { descr
   row("search() in process, hybrid", (p) => p.searchHybrid);
   lines.push(
     `| documents in the partition | ${results.map((result) => result.profile.keywordDocuments).join(" | ")} |`,
+    `| non-zero components of a LOCAL query vector (of 384) | ${results.map((result) => result.profile.queryNonZero.toFixed(1)).join(" | ")} |`,
     `| distinct documents among semantic candidates | ${results.map((result) => result.profile.candidateDocuments.toFixed(1)).join(" | ")} |`,
     `| document record size (JSON characters) | ${results.map((result) => result.profile.documentRecordBytes.toFixed(0)).join(" | ")} |`,
     `| chunks with a positive BM25 score per query | ${results.map((result) => result.profile.keywordMeanScoredChunks.toFixed(0)).join(" | ")} |`,
     `| GC pauses during the profile: total / major (ms) | ${results.map((result) => `${result.profile.gc.totalMs.toFixed(0)} / ${result.profile.gc.majorMs.toFixed(0)}`).join(" | ")} |`,
     `| load average before / after the profile | ${results.map((result) => `${result.profile.loadAverage.before.toFixed(2)} / ${result.profile.loadAverage.after.toFixed(2)}`).join(" | ")} |`,
   );
+  lines.push("", "Recall against a naive exact scan (recall@k; queries answered with the reference's keys in its order; largest score difference)", "");
+  lines.push("| corpus | answer | queries | recall@k | identical order | max score difference |", "|---|---|---:|---:|---:|---:|");
+  const recallRows: [string, (report: RecallReport) => RecallResult][] = [
+    ["store scan, semantic", (report) => report.scanSemantic],
+    ["store scan, semantic + filter", (report) => report.scanFiltered],
+    ["store scan, dense random queries", (report) => report.scanDense],
+    ["search(), semantic", (report) => report.searchSemantic],
+    ["search(), semantic + filter", (report) => report.searchFiltered],
+  ];
+  for (const result of results) {
+    for (const [label, pick] of recallRows) {
+      const recall = pick(result.recall);
+      lines.push(
+        `| ${result.corpus} | ${label} | ${recall.queries} | ${recall.recall.toFixed(4)} | ${recall.identicalOrder} | ${recall.maxScoreDifference.toExponential(1)} |`,
+      );
+    }
+  }
   return lines.join("\n");
 }

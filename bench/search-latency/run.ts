@@ -5,22 +5,18 @@
  */
 import { readdirSync, readFileSync } from "node:fs";
 import { cpus, loadavg, totalmem } from "node:os";
-import { BatchGetCommand } from "@aws-sdk/lib-dynamodb";
 import { constants as perfConstants, performance, PerformanceObserver } from "node:perf_hooks";
 import { fileURLToPath } from "node:url";
-import { dynamo } from "../../functions/shared/db/client.ts";
-import { getDocuments } from "../../functions/shared/db/documents.ts";
-import { keys as tableKeys } from "../../functions/shared/db/keys.ts";
+import { getDocuments, SEARCH_FIELDS } from "../../functions/shared/db/documents.ts";
 import { getNamespace } from "../../functions/shared/db/namespaces.ts";
 import { resolveApiKey } from "../../functions/shared/db/organizations.ts";
 import { searchBody } from "../../functions/shared/domain/search.ts";
 import { embedderFor } from "../../functions/shared/embedding/index.ts";
-import { parseVectorKey } from "../../functions/shared/domain/chunks.ts";
+import { chunkId, parseVectorKey } from "../../functions/shared/domain/chunks.ts";
 import { loadPartitionIndex, rankBm25 } from "../../functions/shared/keyword-index/bm25.ts";
 import { search } from "../../functions/shared/workflows/search.ts";
 import { embeddedVectorStore } from "../../functions/shared/vector-store/embedded.ts";
 import { matchesFilter } from "../../functions/shared/domain/metadata-filter.ts";
-import { config } from "../../functions/shared/platform/env.ts";
 import { startLocalStack } from "../../local/stack.ts";
 import {
   type BenchApi,
@@ -34,11 +30,13 @@ import {
   type JobWire,
   listAll,
   sleep,
-  saveResults
+  saveResults,
+  seededRandom,
 } from "../support.ts";
 import { partitionOf } from "../../functions/shared/domain/partitions.ts";
 import { buildVocabulary, type GeneratedDocument, type BenchQuery, generateQueries, type CorpusSpec, DEFAULT_CORPORA, type PlannedCorpus, planCorpus } from "./corpus.ts";
-import { type IngestionResult, type MemorySnapshot, type GcSummary, type ScenarioResult, type ProfileResult, type CorpusResult, type SearchLatencyReport, renderMarkdown } from "./report.ts";
+import { type IngestionResult, type MemorySnapshot, type GcSummary, type ScenarioResult, type ProfileResult, type CorpusResult, type SearchLatencyReport, type RecallReport, renderMarkdown } from "./report.ts";
+import { compareWithReference, exactTopK } from "./recall.ts";
 
 async function ingestCorpus(
   api: BenchApi,
@@ -246,33 +244,6 @@ async function runScenario(
   };
 }
 
-/**
- * What-if, not the service's code: the same consistent BatchGet as getDocuments, but asking only for
- * the attributes search looks at. Document records of TEXT sources up to 64 KB carry the whole
- * source text, which getDocuments fetches on every query.
- */
-async function getDocumentsProjected(documentIds: readonly string[]): Promise<number> {
-  const unique = [...new Set(documentIds)];
-  let found = 0;
-  for (let start = 0; start < unique.length; start += 100) {
-    let request: Record<string, any> | undefined = {
-      [config.tableName()]: {
-        Keys: unique.slice(start, start + 100).map((id) => tableKeys.document(id)),
-        ConsistentRead: true,
-        ProjectionExpression: "id, namespaceId, tenantId, #status, generation",
-        ExpressionAttributeNames: { "#status": "status" },
-      },
-    };
-    while (request && Object.keys(request).length > 0) {
-      type Answer = { Responses?: Record<string, unknown[]>; UnprocessedKeys?: Record<string, any> };
-      const result: Answer = await dynamo().send(new BatchGetCommand({ RequestItems: request }));
-      found += result.Responses?.[config.tableName()]?.length ?? 0;
-      request = result.UnprocessedKeys;
-    }
-  }
-  return found;
-}
-
 async function timed<T>(work: () => T | Promise<T>): Promise<{ value: T; ms: number }> {
   const began = performance.now();
   const value = await work();
@@ -308,7 +279,12 @@ async function profile(api: BenchApi, key: string, namespaceId: string, queries:
   let scored = 0;
   const loadBefore = loadavg()[0]!;
   const gc = startGcRecorder();
-  for (const query of queries) {
+  // What a model embedder's query looks like to the scan: every component non-zero (the LOCAL
+  // embedder's hashed queries have a handful), so the scan cannot skip any of them.
+  const random = seededRandom(4_711);
+  const denseQueries = queries.map(() => Float32Array.from({ length: partition.dimension }, () => random() - 0.5));
+  let queryNonZero = 0;
+  for (const [queryIndex, query] of queries.entries()) {
     // Semantic, whole and in pieces.
     add("httpSemantic", (await timed(() => api.expect(200, "POST", path, { query: query.query, topK, mode: "semantic" }))).ms);
     add("searchSemantic", (await timed(() => search(namespace, null, request("semantic", query)))).ms);
@@ -316,10 +292,12 @@ async function profile(api: BenchApi, key: string, namespaceId: string, queries:
     add("embedQuery", embedded.ms);
     const scan = await timed(() => store.querySync(partition, embedded.value.vector, { topK: pool }));
     add("vectorScan", scan.ms);
+    add("vectorScanDense", (await timed(() => store.querySync(partition, denseQueries[queryIndex]!, { topK: pool }))).ms);
+    queryNonZero += embedded.value.vector.reduce((count, x) => count + (x === 0 ? 0 : 1), 0);
     const candidateIds = scan.value.map((match) => parseVectorKey(match.key)!.documentId);
     candidateDocuments += new Set(candidateIds).size;
-    add("candidateBatchGet", (await timed(() => getDocuments(candidateIds))).ms);
-    add("candidateBatchGetProjected", (await timed(() => getDocumentsProjected(candidateIds))).ms);
+    add("candidateBatchGet", (await timed(() => getDocuments(candidateIds, SEARCH_FIELDS))).ms);
+    add("candidateBatchGetWhole", (await timed(() => getDocuments(candidateIds))).ms);
 
     // Semantic with the metadata filter.
     const filter = { category: query.category };
@@ -375,10 +353,12 @@ async function profile(api: BenchApi, key: string, namespaceId: string, queries:
     embedQuery: of("embedQuery"),
     vectorScan: of("vectorScan"),
     vectorScanFiltered: of("vectorScanFiltered"),
+    vectorScanDense: of("vectorScanDense"),
+    queryNonZero: queryNonZero / queries.length,
     filterEvaluation: of("filterEvaluation"),
     candidateBatchGet: of("candidateBatchGet"),
     candidateDocuments: candidateDocuments / queries.length,
-    candidateBatchGetProjected: of("candidateBatchGetProjected"),
+    candidateBatchGetWhole: of("candidateBatchGetWhole"),
     documentRecordBytes: recordSizes.reduce((sum, size) => sum + size, 0) / Math.max(1, recordSizes.length),
     semanticRemainder: of("semanticRemainder"),
     semanticHttpOverhead: of("semanticHttpOverhead"),
@@ -395,6 +375,54 @@ async function profile(api: BenchApi, key: string, namespaceId: string, queries:
   };
 }
 
+/**
+ * Holds the store's top k (the scan alone, and search() end to end) to a naive exact scan of the
+ * same partition, for the LOCAL embedder's queries with and without the scenario's filter and for
+ * dense random queries.
+ */
+async function measureRecall(namespaceId: string, queries: readonly BenchQuery[], topK: number): Promise<RecallReport> {
+  const namespace = (await getNamespace(namespaceId))!;
+  const partition = partitionOf({ namespaceId, tenantId: null }, namespace);
+  const store = embeddedVectorStore();
+  const embedder = await embedderFor(namespace.embeddingConfig);
+  const vectors = await Promise.all(queries.map(async (query) => (await embedder.embedQuery(query.query)).vector));
+  const random = seededRandom(4_712);
+  const dense = queries.map(() => Float32Array.from({ length: partition.dimension }, () => random() - 0.5));
+  const filters = queries.map((query) => ({ category: query.category }));
+  const reference = exactTopK(
+    store,
+    partition,
+    [...vectors.map((vector) => ({ vector })), ...vectors.map((vector, index) => ({ vector, filter: filters[index]! }))],
+    topK,
+  );
+  const plain = reference.slice(0, queries.length);
+  const filtered = reference.slice(queries.length);
+  const denseReference = exactTopK(store, partition, dense.map((vector) => ({ vector })), topK);
+  const scan = (vector: Float32Array, filter?: Record<string, string>) =>
+    store.querySync(partition, vector, { topK, filter }).map((match) => ({ id: match.key, score: match.score }));
+  const searched = async (query: BenchQuery, filtered: boolean) =>
+    (await search(namespace, null, searchBody.parse({ query: query.query, topK, mode: "semantic", ...(filtered ? { filter: { category: query.category } } : {}) }))).map(
+      (hit) => ({ id: hit.id, score: hit.score }),
+    );
+  const asChunkId = (key: string) => {
+    const parsed = parseVectorKey(key)!;
+    return chunkId(parsed.documentId, parsed.sequence);
+  };
+  const searchedPlain: { id: string; score: number }[][] = [];
+  const searchedFiltered: { id: string; score: number }[][] = [];
+  for (const query of queries) {
+    searchedPlain.push(await searched(query, false));
+    searchedFiltered.push(await searched(query, true));
+  }
+  return {
+    scanSemantic: compareWithReference(vectors.map((vector) => scan(vector)), plain, topK),
+    scanFiltered: compareWithReference(vectors.map((vector, index) => scan(vector, filters[index])), filtered, topK),
+    scanDense: compareWithReference(dense.map((vector) => scan(vector)), denseReference, topK),
+    searchSemantic: compareWithReference(searchedPlain, plain, topK, asChunkId),
+    searchFiltered: compareWithReference(searchedFiltered, filtered, topK, asChunkId),
+  };
+}
+
 export interface SearchLatencyOptions {
   corpora?: readonly CorpusSpec[];
   chunkSize?: number;
@@ -403,6 +431,8 @@ export interface SearchLatencyOptions {
   warmUpQueries?: number;
   measuredQueries?: number;
   profileQueries?: number;
+  /** Queries whose answers are checked against a naive exact scan. */
+  recallQueries?: number;
   workerConcurrency?: number;
   requestConcurrency?: number;
   pollIntervalMs?: number;
@@ -425,6 +455,7 @@ export async function runSearchLatencyBench(options: SearchLatencyOptions = {}):
   const warmUpCount = options.warmUpQueries ?? 50;
   const measuredCount = options.measuredQueries ?? 300;
   const profileCount = options.profileQueries ?? 100;
+  const recallCount = options.recallQueries ?? 100;
   const workerConcurrency = options.workerConcurrency ?? 4;
   const log = options.log ?? ((line: string) => console.log(line));
   const ingestOptions = {
@@ -477,6 +508,9 @@ export async function runSearchLatencyBench(options: SearchLatencyOptions = {}):
       }
       log(`${spec.label}: profiling ${profileQueries.length} queries in process`);
       const profiled = await profile(api, key, namespaceId, profileQueries, topK);
+      log(`${spec.label}: checking ${recallCount} queries against a naive exact scan`);
+      const recall = await measureRecall(namespaceId, measured.slice(0, recallCount), topK);
+      log(`${spec.label}: recall@${topK} ${JSON.stringify(recall)}`);
       results.push({
         corpus: spec.label,
         chunks: ingestion.listedChunks,
@@ -486,6 +520,7 @@ export async function runSearchLatencyBench(options: SearchLatencyOptions = {}):
         memoryAfterKeywordLoad,
         scenarios,
         profile: profiled,
+        recall,
         memoryAtEnd: memory(),
       });
     }
@@ -493,14 +528,16 @@ export async function runSearchLatencyBench(options: SearchLatencyOptions = {}):
     await stack.stop();
   }
 
-  const tenK = results.find((result) => result.chunks === 10_000);
-  const tenKSemantic = tenK?.scenarios.find((scenario) => scenario.scenario === "semantic");
+  // At 10,000 chunks since the benchmark exists, at 100,000 since issue 12.
+  const semanticP50s = results
+    .filter((result) => result.chunks === 10_000 || result.chunks === 100_000)
+    .map((result) => result.scenarios.find((scenario) => scenario.scenario === "semantic")!.latency.p50Ms);
   const target = {
-    description: `semantic p50 under ${TARGET_P50_MS} ms at 10,000 chunks (HTTP, local stack)`,
-    met: tenKSemantic ? tenKSemantic.latency.p50Ms < TARGET_P50_MS : null,
+    description: `semantic p50 under ${TARGET_P50_MS} ms at 10,000 and at 100,000 chunks (HTTP, local stack)`,
+    met: semanticP50s.length > 0 ? semanticP50s.every((p50) => p50 < TARGET_P50_MS) : null,
   };
   const recallNote =
-    "The local vector store scans every vector exactly (brute-force cosine), so recall@10 against exact search is 1.0 by construction; not measured.";
+    `Recall@${topK}: the answers to ${recallCount} queries per corpus compared with a naive exact scan of the same partition (bench/search-latency/recall.ts).`;
   const markdown = renderMarkdown(results, target, recallNote);
   log("");
   log(markdown);
@@ -518,6 +555,7 @@ export async function runSearchLatencyBench(options: SearchLatencyOptions = {}):
       warmUpQueries: warmUpCount,
       measuredQueries: measuredCount,
       profileQueries: profileQueries.length,
+      recallQueries: recallCount,
       workerConcurrency,
       vocabularyWords: vocabulary.general.length + vocabulary.topics.reduce((sum, words) => sum + words.length, 0),
       topics: vocabulary.topics.length,
