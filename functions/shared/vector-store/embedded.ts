@@ -10,7 +10,7 @@ import { recordViolation, S3_VECTORS_LIMITS, VectorQuotaError, VectorValidationE
 /**
  * The local-mode vector store: exact (brute-force) cosine search in process memory. Each partition
  * keeps its vectors in one contiguous Float32Array, so a query is a single linear pass of dot
- * products over normalised vectors with a bounded heap for the top k. That is exact and has no index
+ * products over normalised vectors, keeping the best k as it goes. That is exact and has no index
  * to build or tune. A query with few non-zero components, as the LOCAL embedder's are (about 5 of
  * 384: a few hashed words), is multiplied only where it is non-zero, which computes the very same
  * sums. Measured on a 2-core machine (bench/search-latency.ts), a top-20 query over 100,000 × 384
@@ -51,86 +51,47 @@ function copyMetadata(metadata: Record<string, MetadataValue>): Record<string, M
 }
 
 /**
- * The best `k` rows seen so far, in a min-heap whose root is the worst of them. Rows rank by score
- * and then by key, the smaller first, as results are returned: so which of several tied rows make
- * the last places does not depend on where they sit in the partition. Most rows cost one comparison
- * with `floor`.
+ * The best `k` rows seen so far, best first: by score, then by key (the smaller first), the order
+ * results are returned in, so which of several tied rows take the last places does not depend on
+ * where they sit in the partition. Most rows cost one comparison with `floor`; the few that pass it
+ * an insertion into at most 100 entries.
  */
 class TopK {
-  readonly scores: Float64Array;
-  readonly slots: Int32Array;
-  size = 0;
-  /** The lowest score kept once the heap is full; -Infinity until then. */
+  readonly scores: number[] = [];
+  readonly slots: number[] = [];
+  /** The lowest score kept once k rows are; -Infinity until then. */
   floor = Number.NEGATIVE_INFINITY;
 
   constructor(
-    readonly k: number,
+    private readonly k: number,
     private readonly keys: readonly string[],
-  ) {
-    this.scores = new Float64Array(k);
-    this.slots = new Int32Array(k);
-  }
+  ) {}
 
-  /** Whether a row would be kept: the heap has room, or the row ranks above its root. */
-  admits(score: number, slot: number): boolean {
-    return this.size < this.k || this.below(this.scores[0]!, this.slots[0]!, score, slot);
-  }
-
-  /** Adds a row admits() accepted, in place of the root when the heap is full. */
-  add(score: number, slot: number): void {
-    const { scores, slots } = this;
-    let i = 0;
-    if (this.size < this.k) {
-      i = this.size++;
-      while (i > 0) {
-        const parent = (i - 1) >> 1;
-        if (!this.below(score, slot, scores[parent]!, slots[parent]!)) break;
-        scores[i] = scores[parent]!;
-        slots[i] = slots[parent]!;
-        i = parent;
-      }
-    } else {
-      for (;;) {
-        const left = 2 * i + 1;
-        if (left >= this.size) break;
-        const right = left + 1;
-        const child = right < this.size && this.below(scores[right]!, slots[right]!, scores[left]!, slots[left]!) ? right : left;
-        if (!this.below(scores[child]!, slots[child]!, score, slot)) break;
-        scores[i] = scores[child]!;
-        slots[i] = slots[child]!;
-        i = child;
-      }
-    }
-    scores[i] = score;
-    slots[i] = slot;
-    if (this.size === this.k) this.floor = scores[0]!;
-  }
-
-  /** Whether row a ranks below row b. */
-  private below(aScore: number, aSlot: number, bScore: number, bSlot: number): boolean {
-    return aScore < bScore || (aScore === bScore && this.keys[aSlot]! > this.keys[bSlot]!);
+  offer(score: number, slot: number): void {
+    const { scores, slots, keys } = this;
+    let at = slots.length;
+    while (at > 0 && (score > scores[at - 1]! || (score === scores[at - 1]! && keys[slot]! < keys[slots[at - 1]!]!))) at--;
+    if (at >= this.k) return;
+    scores.splice(at, 0, score);
+    slots.splice(at, 0, slot);
+    if (slots.length > this.k) scores.pop(), slots.pop();
+    if (slots.length === this.k) this.floor = scores[this.k - 1]!;
   }
 }
 
 /**
- * A query's non-zero components, grouped by the running sum the dense loop adds them to (component j
- * to sum j mod 4 in increasing j, the last d mod 4 to the first), so skipping the zeros leaves every
- * sum bit for bit as it was: adding a zero product changes no sum (stored vectors are finite). Null
- * past a quarter of the components, where the scattered reads cost more than the dense loop (they
- * break even at about half).
+ * A query's non-zero components, by the running sum the dense loop adds them to (component j to
+ * sum j mod 4, the last d mod 4 to the first), in increasing j: so skipping the zeros leaves every
+ * sum bit for bit as it was, since adding a zero product changes no sum (stored vectors are
+ * finite). Null past a quarter of the components, where the scattered reads stop paying (they
+ * break even with the dense loop at about half).
  */
-function sparseQuery(query: Float32Array): { index: Int32Array; value: Float64Array; ends: number[] } | null {
+function sparseQuery(query: Float32Array): number[][] | null {
   const d = query.length;
-  const tail = d - (d % 4);
-  const index: number[] = [];
-  const ends: number[] = [];
-  for (let sum = 0; sum < 4; sum++) {
-    for (let j = sum; j < tail; j += 4) if (query[j] !== 0) index.push(j);
-    if (sum === 0) for (let j = tail; j < d; j++) if (query[j] !== 0) index.push(j);
-    ends.push(index.length);
-  }
-  if (index.length > d / 4) return null;
-  return { index: Int32Array.from(index), value: Float64Array.from(index, (j) => query[j]!), ends };
+  const sums: number[][] = [[], [], [], []];
+  let count = 0;
+  for (let j = 0; j < d; j++) if (query[j] !== 0) sums[j < d - (d % 4) ? j % 4 : 0]!.push(j), count++;
+  return count > d / 4 ? null : sums;
 }
 
 export interface EmbeddedVectorStoreOptions {
@@ -227,15 +188,14 @@ export class EmbeddedVectorStore implements VectorStore {
     const data = target.vectors;
     const filter = options.filter;
     const metadata = target.metadata;
-    const heap = new TopK(Math.min(k, target.count), target.keys);
+    const best = new TopK(k, target.keys);
     const sparse = sparseQuery(query);
-    const { index, value } = sparse ?? { index: new Int32Array(0), value: new Float64Array(0) };
-    const [e0 = 0, e1 = 0, e2 = 0, e3 = 0] = sparse?.ends ?? [];
+    const [z0, z1, z2, z3] = sparse ?? [[], [], [], []];
     const tail = d - (d % 4);
     for (let slot = 0, base = 0; slot < target.count; slot++, base += d) {
       // Matching metadata costs less than a dense dot product and more than a sparse one: so the
       // dense scan filters first, the sparse one only rows that would make the top k (few, once
-      // the heap is full). Either way a row the filter refuses is never kept.
+      // k rows are kept). Either way a row the filter refuses is never kept.
       if (filter && !sparse && !matchesFilter(metadata[slot]!, filter)) continue;
       // Four independent sums let the JIT overlap the multiply-adds.
       let s0 = 0;
@@ -243,11 +203,10 @@ export class EmbeddedVectorStore implements VectorStore {
       let s2 = 0;
       let s3 = 0;
       if (sparse) {
-        let t = 0;
-        for (; t < e0; t++) s0 += data[base + index[t]!]! * value[t]!;
-        for (; t < e1; t++) s1 += data[base + index[t]!]! * value[t]!;
-        for (; t < e2; t++) s2 += data[base + index[t]!]! * value[t]!;
-        for (; t < e3; t++) s3 += data[base + index[t]!]! * value[t]!;
+        for (const j of z0!) s0 += data[base + j]! * query[j]!;
+        for (const j of z1!) s1 += data[base + j]! * query[j]!;
+        for (const j of z2!) s2 += data[base + j]! * query[j]!;
+        for (const j of z3!) s3 += data[base + j]! * query[j]!;
       } else {
         let j = 0;
         for (; j < tail; j += 4) {
@@ -259,16 +218,13 @@ export class EmbeddedVectorStore implements VectorStore {
         for (; j < d; j++) s0 += data[base + j]! * query[j]!;
       }
       const dot = s0 + s1 + s2 + s3;
-      if (dot < heap.floor || !heap.admits(dot, slot) || (filter && sparse && !matchesFilter(metadata[slot]!, filter))) continue;
-      heap.add(dot, slot);
+      if (dot < best.floor || (filter && sparse && !matchesFilter(metadata[slot]!, filter))) continue;
+      best.offer(dot, slot);
     }
 
-    const found: { slot: number; cos: number }[] = [];
-    for (let i = 0; i < heap.size; i++) found.push({ slot: heap.slots[i]!, cos: heap.scores[i]! });
-    found.sort((a, b) => b.cos - a.cos || (target.keys[a.slot]! < target.keys[b.slot]! ? -1 : 1));
-    return found.map(({ slot, cos }) => ({
+    return best.slots.map((slot, rank) => ({
       key: target.keys[slot]!,
-      score: Math.min(1, Math.max(0, (1 + cos) / 2)),
+      score: Math.min(1, Math.max(0, (1 + best.scores[rank]!) / 2)),
       text: target.texts[slot]!,
       metadata: copyMetadata(target.metadata[slot]!),
     }));
