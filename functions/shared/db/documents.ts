@@ -1,10 +1,11 @@
-import { BatchGetCommand, DeleteCommand, GetCommand, QueryCommand } from "@aws-sdk/lib-dynamodb";
+import { DeleteCommand, GetCommand, QueryCommand } from "@aws-sdk/lib-dynamodb";
 import { dynamo } from "./client.ts";
 import { config } from "../platform/env.ts";
 import { notFound } from "../domain/errors.ts";
 import { isConditionFailure } from "./conditions.ts";
 import type { DocumentRecord } from "../domain/document.ts";
 import { toRecord } from "./items.ts";
+import { batchGetItems } from "./batch-get.ts";
 import { keys, listIndexAttributes } from "./keys.ts";
 import { transactWrite } from "./transact.ts";
 import { type Transitionable, transitionUpdate } from "./transitions.ts";
@@ -93,29 +94,8 @@ export const SEARCH_FIELDS = ["id", "namespaceId", "tenantId", "status", "genera
  * `fields`, only those attributes are read (a TEXT document can carry 64 KB of source text).
  */
 export async function getDocuments(documentIds: string[], fields?: readonly string[]): Promise<Map<string, DocumentRecord>> {
-  const found = new Map<string, DocumentRecord>();
-  const unique = [...new Set(documentIds)];
-  for (let start = 0; start < unique.length; start += 100) {
-    const batchKeys: Record<string, unknown>[] = unique.slice(start, start + 100).map((id) => ({ ...keys.document(id) }));
-    const projection = fields
-      ? {
-          ProjectionExpression: fields.map((_, index) => `#f${index}`).join(", "),
-          ExpressionAttributeNames: Object.fromEntries(fields.map((field, index) => [`#f${index}`, field])),
-        }
-      : {};
-    let request: Record<string, { Keys: Record<string, unknown>[]; ConsistentRead?: boolean }> | undefined = {
-      [config.tableName()]: { Keys: batchKeys, ConsistentRead: true, ...projection },
-    };
-    while (request && Object.keys(request).length > 0) {
-      const result = await dynamo().send(new BatchGetCommand({ RequestItems: request }));
-      for (const item of result.Responses?.[config.tableName()] ?? []) {
-        const record = toRecord<DocumentRecord>(item);
-        found.set(record.id, record);
-      }
-      request = result.UnprocessedKeys as typeof request;
-    }
-  }
-  return found;
+  const items = await batchGetItems([...new Set(documentIds)].map((id) => keys.document(id)), { consistent: true, fields });
+  return new Map(items.map((item) => toRecord<DocumentRecord>(item)).map((record) => [record.id, record]));
 }
 
 /**

@@ -1,4 +1,5 @@
-import { BatchGetCommand, DeleteCommand, PutCommand } from "@aws-sdk/lib-dynamodb";
+import { DeleteCommand, PutCommand } from "@aws-sdk/lib-dynamodb";
+import { batchGetItems } from "./batch-get.ts";
 import { dynamo } from "./client.ts";
 import { config } from "../platform/env.ts";
 import { mapLimited } from "../platform/concurrency.ts";
@@ -28,24 +29,8 @@ const WRITE_CONCURRENCY = 16;
 
 /** The vector key each known text hash points to; unknown hashes are absent. */
 export async function findEmbeddingPointers(scope: EmbeddingScope, textHashes: readonly string[]): Promise<Map<string, string>> {
-  const found = new Map<string, string>();
-  const unique = [...new Set(textHashes)];
-  const table = config.tableName();
-  for (let start = 0; start < unique.length; start += 100) {
-    let request: Record<string, { Keys: Record<string, unknown>[]; ProjectionExpression: string; ExpressionAttributeNames: Record<string, string> }> | undefined = {
-      [table]: {
-        Keys: unique.slice(start, start + 100).map((hash) => ({ ...keys.embeddingPointer(scope, hash) })),
-        ProjectionExpression: "#hash, vectorKey",
-        ExpressionAttributeNames: { "#hash": "textHash" },
-      },
-    };
-    while (request && Object.keys(request).length > 0) {
-      const result = await dynamo().send(new BatchGetCommand({ RequestItems: request }));
-      for (const item of result.Responses?.[table] ?? []) found.set(String(item.textHash), String(item.vectorKey));
-      request = result.UnprocessedKeys as typeof request;
-    }
-  }
-  return found;
+  const items = await batchGetItems([...new Set(textHashes)].map((hash) => keys.embeddingPointer(scope, hash)), { fields: ["textHash", "vectorKey"] });
+  return new Map(items.map((item) => [String(item.textHash), String(item.vectorKey)]));
 }
 
 /** Points each hash at a vector of `documentId`; a later writer of the same text simply takes the pointer over. */

@@ -2,6 +2,7 @@ import { QueryCommand } from "@aws-sdk/lib-dynamodb";
 import { dynamo } from "./client.ts";
 import { config } from "../platform/env.ts";
 import { INDEX, type IndexKey } from "./table-schema.ts";
+import { projectionOf } from "./batch-get.ts";
 
 /**
  * The pages of one index partition, oldest first, each page read after the previous one's last
@@ -14,12 +15,7 @@ export async function* queryPages(
   partition: string,
   options: { pageSize?: number; fields?: readonly string[] } = {},
 ): AsyncGenerator<Record<string, unknown>[]> {
-  const projection = options.fields
-    ? {
-        ProjectionExpression: options.fields.map((_, position) => `#f${position}`).join(", "),
-        fieldNames: Object.fromEntries(options.fields.map((field, position) => [`#f${position}`, field])),
-      }
-    : null;
+  const projection = projectionOf(options.fields);
   let startKey: Record<string, unknown> | undefined;
   do {
     const page = await dynamo().send(
@@ -27,9 +23,9 @@ export async function* queryPages(
         TableName: config.tableName(),
         IndexName: INDEX[index].name,
         KeyConditionExpression: "#pk = :pk",
-        ExpressionAttributeNames: { "#pk": INDEX[index].partitionKey, ...projection?.fieldNames },
+        ExpressionAttributeNames: { "#pk": INDEX[index].partitionKey, ...projection?.names },
         ExpressionAttributeValues: { ":pk": partition },
-        ProjectionExpression: projection?.ProjectionExpression,
+        ProjectionExpression: projection?.expression,
         ExclusiveStartKey: startKey,
         Limit: options.pageSize,
       }),
