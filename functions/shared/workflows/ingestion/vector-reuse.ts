@@ -29,7 +29,7 @@ export interface ChunkReuse {
 
 type StagedChunk = StagedChunks["chunks"][number];
 
-export function textHash(text: string): string {
+function textHash(text: string): string {
   return createHash("sha256").update(text).digest("hex");
 }
 
@@ -60,6 +60,8 @@ export interface BatchVectors {
   vectors: Map<number, Float32Array>;
   /** Sequence numbers whose vector came through a pointer that still holds (no pointer to write). */
   throughPointers: Set<number>;
+  /** The SHA-256 of each chunk's text, by sequence number: the pointers' key. */
+  hashes: Map<number, string>;
 }
 
 /** The vectors of a batch's chunks that already exist in the partition, by sequence number. */
@@ -73,6 +75,7 @@ export async function existingVectors(
 ): Promise<BatchVectors> {
   const vectors = new Map<number, Float32Array>();
   const throughPointers = new Set<number>();
+  const hashes = new Map(batch.map((chunk) => [chunk.metadata.sequence_number, textHash(chunk.text)]));
   const fetchChecked = async (wanted: Map<string, StagedChunk[]>, onFound: (chunk: StagedChunk) => void) => {
     if (wanted.size === 0) return;
     const found = await store.getVectors(partition, [...wanted.keys()]);
@@ -95,16 +98,16 @@ export async function existingVectors(
   await fetchChecked(ownPrevious, () => {});
 
   const rest = batch.filter((chunk) => !vectors.has(chunk.metadata.sequence_number));
-  if (rest.length === 0) return { vectors, throughPointers };
-  const hashes = rest.map((chunk) => textHash(chunk.text));
-  const pointers = await findEmbeddingPointers(scope, hashes);
+  if (rest.length === 0) return { vectors, throughPointers, hashes };
+  const hashOf = (chunk: StagedChunk) => hashes.get(chunk.metadata.sequence_number)!;
+  const pointers = await findEmbeddingPointers(scope, rest.map(hashOf));
   const pointed = new Map<string, StagedChunk[]>();
-  rest.forEach((chunk, index) => {
-    const key = pointers.get(hashes[index]!);
+  for (const chunk of rest) {
+    const key = pointers.get(hashOf(chunk));
     if (key) append(pointed, key, chunk);
-  });
+  }
   await fetchChecked(pointed, (chunk) => throughPointers.add(chunk.metadata.sequence_number));
-  return { vectors, throughPointers };
+  return { vectors, throughPointers, hashes };
 }
 
 /** Points every text of the batch that came without a live pointer at the vector just written for it. */
@@ -112,7 +115,7 @@ export async function recordPointers(scope: EmbeddingScope, document: DocumentRe
   const pointers = new Map<string, string>();
   for (const chunk of batch) {
     if (found.throughPointers.has(chunk.metadata.sequence_number)) continue;
-    const hash = textHash(chunk.text);
+    const hash = found.hashes.get(chunk.metadata.sequence_number)!;
     if (!pointers.has(hash)) pointers.set(hash, vectorKey(document.id, document.runId, chunk.metadata.sequence_number));
   }
   await recordEmbeddingPointers(scope, document.id, [...pointers].map(([hash, key]) => ({ textHash: hash, vectorKey: key })));
