@@ -1,4 +1,4 @@
-import { signInBody } from "../../shared/domain/hosted-access.ts";
+import { SIGN_IN_LINK_SECONDS, signInBody } from "../../shared/domain/hosted-access.ts";
 import { hostedSlugPath } from "../../shared/domain/hosted-page.ts";
 import { HttpError } from "../../shared/http/error-mapping.ts";
 import { httpHandler, ok } from "../../shared/http/handler.ts";
@@ -13,5 +13,5 @@ export const handler = httpHandler({ public: true, path: hostedSlugPath, body: s
   if (result.limitedForSeconds !== undefined) {
     throw new HttpError("rate_limit_exceeded", "Too many sign-in requests; try again shortly.", { "retry-after": String(result.limitedForSeconds) });
   }
-  return ok({ message: "If this address may visit the page, a sign-in link is on its way. It works once, within 15 minutes." });
+  return ok({ message: `If this address may visit the page, a sign-in link is on its way. It works once, within ${SIGN_IN_LINK_SECONDS / 60} minutes.` });
 });

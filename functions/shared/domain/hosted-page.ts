@@ -1,4 +1,5 @@
 import * as z from "../platform/zod.ts";
+import { hostingSlug } from "./hosting.ts";
 import type { MetadataValue } from "./metadata-filter.ts";
 
 /**
@@ -10,9 +11,7 @@ export const hostedSearchBody = z.object({
   query: z.string().check(z.trim(), z.minLength(1), z.maxLength(1000)),
 });
 
-export const hostedSlugPath = z.object({
-  slug: z.string().check(z.regex(/^[a-z0-9-]{2,48}$/, "is not a hosted page")),
-});
+export const hostedSlugPath = z.object({ slug: hostingSlug });
 
 export interface HostedHit {
   id: string;

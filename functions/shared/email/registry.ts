@@ -7,8 +7,8 @@ import type { EmailSender } from "./types.ts";
  * none (a deployment without a sender: sign-in is refused with the reason).
  */
 export const EMAIL_BACKENDS = {
-  ses: { label: "Amazon SES", load: () => import("./ses.ts") as Promise<{ createEmailSender(): EmailSender }> },
-  outbox: { label: "local outbox", load: () => import("./outbox.ts") as Promise<{ createEmailSender(): EmailSender }> },
+  ses: { load: () => import("./ses.ts") as Promise<{ createEmailSender(): EmailSender }> },
+  outbox: { load: () => import("./outbox.ts") as Promise<{ createEmailSender(): EmailSender }> },
 } as const;
 
 export type EmailBackendId = keyof typeof EMAIL_BACKENDS;

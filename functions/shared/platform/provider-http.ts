@@ -26,7 +26,7 @@ export interface ProviderRequest {
 }
 
 export interface ProviderCaller {
-  /** For logs: EMBEDDING or RERANK and the provider id. */
+  /** What the request is for, in log messages: `embedding`, `rerank`. */
   purpose: string;
   provider: string;
   /** Shown in messages ("Voyage AI rejected the API key"). */

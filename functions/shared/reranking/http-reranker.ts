@@ -1,5 +1,5 @@
 import { isRecord, postToProvider, type ProviderRequest, trimSlash } from "../platform/provider-http.ts";
-import type { RerankingProviderId, RerankerSettings } from "./registry.ts";
+import { RERANKING_PROVIDERS, type RerankingProviderId, type RerankerSettings } from "./registry.ts";
 import { rankedFromIndexes, RerankError, type Reranker } from "./types.ts";
 
 /**
@@ -10,7 +10,6 @@ import { rankedFromIndexes, RerankError, type Reranker } from "./types.ts";
  */
 export interface RerankSpec {
   provider: RerankingProviderId;
-  label: string;
   defaultBaseUrl: string;
   build(base: string, query: string, documents: string[], topN: number): ProviderRequest;
   /** `{ index, score }` per returned document, or undefined when the body is not the provider's shape. */
@@ -23,10 +22,11 @@ const RETRIES = { timeoutMs: 2_500, maxAttempts: 2, retryBaseDelayMs: 200, maxRe
 export function httpReranker(spec: RerankSpec, settings: RerankerSettings): Reranker {
   const apiKey = settings.apiKey ?? "";
   const base = trimSlash(settings.baseUrl ?? spec.defaultBaseUrl);
+  const label = RERANKING_PROVIDERS[spec.provider].label;
   const caller = {
     purpose: "rerank",
     provider: spec.provider,
-    label: spec.label,
+    label,
     apiKey,
     fail: (message: string, options: { status?: number; retryable?: boolean }) => new RerankError(spec.provider, message, options),
   };
@@ -38,8 +38,8 @@ export function httpReranker(spec: RerankSpec, settings: RerankerSettings): Rera
       request.headers = { authorization: `Bearer ${apiKey}`, ...request.headers };
       const body = await postToProvider(caller, request, RETRIES);
       const scored = isRecord(body) ? spec.scores(body) : undefined;
-      if (!scored) throw new RerankError(spec.provider, `${spec.label} answered in an unexpected shape`);
-      return rankedFromIndexes(spec.label, candidates, scored, topN);
+      if (!scored) throw new RerankError(spec.provider, `${label} answered in an unexpected shape`);
+      return rankedFromIndexes(spec.provider, candidates, scored, topN);
     },
   };
 }

@@ -68,7 +68,7 @@ export function createReranker(settings: RerankerSettings): Reranker {
           { abortSignal: AbortSignal.timeout(5_000) },
         );
         const scored = (output.results ?? []).map((result) => ({ index: result.index, score: result.relevanceScore }));
-        return rankedFromIndexes("Bedrock Rerank", candidates, scored, topN);
+        return rankedFromIndexes("BEDROCK", candidates, scored, topN);
       } catch (error) {
         if (error instanceof RerankError) throw error;
         throw toRerankError(error, settings.model);

@@ -7,7 +7,6 @@ export function createReranker(settings: RerankerSettings): Reranker {
   return httpReranker(
     {
       provider: "COHERE",
-      label: "Cohere",
       defaultBaseUrl: "https://api.cohere.com",
       build: (base, query, documents, topN) => ({
         url: `${base}/v2/rerank`,

@@ -7,7 +7,6 @@ export function createReranker(settings: RerankerSettings): Reranker {
   return httpReranker(
     {
       provider: "VOYAGE",
-      label: "Voyage AI",
       defaultBaseUrl: "https://api.voyageai.com",
       build: (base, query, documents, topN) => ({
         url: `${base}/v1/rerank`,

@@ -7,7 +7,6 @@ export function createReranker(settings: RerankerSettings): Reranker {
   return httpReranker(
     {
       provider: "ZEROENTROPY",
-      label: "ZeroEntropy",
       defaultBaseUrl: "https://api.zeroentropy.dev",
       build: (base, query, documents, topN) => ({
         url: `${base}/v1/models/rerank`,
