@@ -33,7 +33,7 @@ import { nodeOptions } from "../lib/node-options.ts";
 import { workerForQueue } from "../lib/workers.ts";
 import { startLocalStack } from "../local/stack.ts";
 import { startPoller } from "../local/sqs-poller.ts";
-import { argument, type BenchApi, benchApi, createNamespace, generateProse, isEntryPoint, newOrganizationKey, saveResults, seededRandom, sleep } from "./support.ts";
+import { argument, numberArgument, type BenchApi, benchApi, createNamespace, generateProse, isEntryPoint, newOrganizationKey, saveResults, seededRandom, sleep } from "./support.ts";
 
 const DEFAULT_RESULTS_FILE = fileURLToPath(new URL("./results/large-file.json", import.meta.url));
 const MB = 1024 * 1024;
@@ -525,8 +525,8 @@ if (isEntryPoint(import.meta.url)) {
     await runLargeFileBenchmark({
       cases: formats ? (formats.split(",") as CaseName[]) : undefined,
       sizeBytes: argument("size-mb") ? Math.round(Number(argument("size-mb")) * MB) : undefined,
-      batch: argument("batch") ? Number(argument("batch")) : 0,
-      killMb: argument("kill-mb") ? Number(argument("kill-mb")) : undefined,
+      batch: numberArgument("batch") ?? 0,
+      killMb: numberArgument("kill-mb"),
       resultsFile: argument("results"),
     });
   }

@@ -16,7 +16,7 @@ import { fileURLToPath } from "node:url";
 import { MAX_BATCH_ITEMS } from "../functions/shared/domain/ingest-job.ts";
 import { startLocalStack } from "../local/stack.ts";
 import { startBedrockRuntimeStub } from "../test/support/bedrock-runtime.ts";
-import { argument, benchApi, createNamespace, generateProse, isEntryPoint, listAll, mapPool, newOrganizationKey, saveResults, waitForJobs } from "./support.ts";
+import { argument, numberArgument, benchApi, createNamespace, generateProse, isEntryPoint, listAll, mapPool, newOrganizationKey, saveResults, waitForJobs } from "./support.ts";
 
 const DEFAULT_RESULTS_FILE = fileURLToPath(new URL("./results/reingest-cost.json", import.meta.url));
 const SECTIONS = 4;
@@ -170,8 +170,8 @@ export async function runReingestCostBench(options: { documents?: number; edited
 
 if (isEntryPoint(import.meta.url)) {
   await runReingestCostBench({
-    documents: argument("documents") ? Number(argument("documents")) : undefined,
-    editedShare: argument("edited-share") ? Number(argument("edited-share")) : undefined,
+    documents: numberArgument("documents"),
+    editedShare: numberArgument("edited-share"),
     resultsFile: argument("results"),
   });
   process.exit(0);

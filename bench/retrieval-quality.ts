@@ -20,7 +20,7 @@ import { fileURLToPath } from "node:url";
 import { MAX_BATCH_ITEMS } from "../functions/shared/domain/ingest-job.ts";
 import { startLocalStack } from "../local/stack.ts";
 import { startRerankProviders } from "../test/support/rerank-providers.ts";
-import { argument, benchApi, createNamespace, generateProse, isEntryPoint, newOrganizationKey, saveResults, seededRandom, waitForJobs } from "./support.ts";
+import { argument, numberArgument, benchApi, createNamespace, generateProse, isEntryPoint, newOrganizationKey, saveResults, seededRandom, waitForJobs } from "./support.ts";
 
 const DEFAULT_RESULTS_FILE = fileURLToPath(new URL("./results/retrieval-quality.json", import.meta.url));
 const MODES = ["keyword", "semantic", "hybrid", "hybrid + rerank"] as const;
@@ -183,8 +183,8 @@ export async function runRetrievalQualityBench(options: { documents?: number; fa
 
 if (isEntryPoint(import.meta.url)) {
   await runRetrievalQualityBench({
-    documents: argument("documents") ? Number(argument("documents")) : undefined,
-    facts: argument("facts") ? Number(argument("facts")) : undefined,
+    documents: numberArgument("documents"),
+    facts: numberArgument("facts"),
     resultsFile: argument("results"),
   });
   process.exit(0);

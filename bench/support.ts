@@ -139,6 +139,12 @@ export function argument(name: string): string | undefined {
   return index === -1 ? undefined : process.argv[index + 1];
 }
 
+/** `--name <number>`, or undefined when not given. */
+export function numberArgument(name: string): number | undefined {
+  const value = argument(name);
+  return value ? Number(value) : undefined;
+}
+
 /**
  * Waits until every job of `jobIds` is COMPLETED (and completed after `since`, for re-ingests);
  * throws as soon as one FAILED.

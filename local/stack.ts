@@ -1,5 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { mkdtempSync } from "node:fs";
+import { rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { DynamoDBClient } from "@aws-sdk/client-dynamodb";
@@ -123,6 +124,8 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       maxReceiveCount,
     });
     const outboxDir = options.outboxDir ?? (options.dataDir ? `${options.dataDir}/outbox` : mkdtempSync(join(tmpdir(), "kis-outbox-")));
+    // A folder the stack made for itself goes with it; a chosen or persisted one stays.
+    if (!options.outboxDir && !options.dataDir) stops.push(() => rm(outboxDir, { recursive: true, force: true }));
     Object.assign(process.env, {
       [ENV.tableName]: resources.tableName,
       [ENV.bucketName]: resources.bucketName,
