@@ -146,33 +146,26 @@ ${examples("Try searching for", "search", hosting.exampleSearchQueries)}
   // Chat needs a language model; none can be reached from this deployment yet (README, "Hosted pages").
   const chatPanel = `<p>Chat is not available on this page: no language model is configured for it.</p>
 ${examples("Questions you could ask", "chat", hosting.exampleQuestions)}`;
-  return `<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<title>${escapeHtml(title)}</title>
-${description ? `<meta name="description" content="${escapeHtml(description)}">` : ""}
-${meta("og:title", hosting.ogTitle ?? title)}
-${meta("og:description", description)}
-${meta("og:image", hosting.ogImage ?? hosting.logo)}
-<meta property="og:type" content="website">
-<style nonce="${nonce}">${STYLE}</style>
-</head>
-<body>
-<header>${hosting.logo ? `<img src="${escapeHtml(hosting.logo)}" alt="${escapeHtml(title)} logo">` : ""}<h1>${escapeHtml(title)}</h1></header>
-<main>
-${hosting.welcomeMessage ? `<p class="welcome">${escapeHtml(hosting.welcomeMessage)}</p>` : ""}
+  return pageDocument({
+    nonce,
+    title,
+    head: [
+      description ? `<meta name="description" content="${escapeHtml(description)}">` : "",
+      meta("og:title", hosting.ogTitle ?? title),
+      meta("og:description", description),
+      meta("og:image", hosting.ogImage ?? hosting.logo),
+      '<meta property="og:type" content="website">',
+    ],
+    header: `${hosting.logo ? `<img src="${escapeHtml(hosting.logo)}" alt="${escapeHtml(title)} logo">` : ""}<h1>${escapeHtml(title)}</h1>`,
+    main: `${hosting.welcomeMessage ? `<p class="welcome">${escapeHtml(hosting.welcomeMessage)}</p>` : ""}
 <div role="tablist" aria-label="Ways to ask">
   <button type="button" role="tab" id="tab-search" aria-controls="panel-search" aria-selected="true">Search</button>
   <button type="button" role="tab" id="tab-chat" aria-controls="panel-chat" aria-selected="false" tabindex="-1">Chat</button>
 </div>
 <section id="panel-search" role="tabpanel" aria-labelledby="tab-search">${searchPanel}</section>
-<section id="panel-chat" role="tabpanel" aria-labelledby="tab-chat" hidden>${chatPanel}</section>
-</main>
-<script nonce="${nonce}">${SCRIPT}</script>
-</body>
-</html>`;
+<section id="panel-chat" role="tabpanel" aria-labelledby="tab-chat" hidden>${chatPanel}</section>`,
+    script: SCRIPT,
+  });
 }
 
 const SIGN_IN_SCRIPT = `
@@ -198,27 +191,39 @@ const SIGN_IN_SCRIPT = `
 /** What a visitor without a session sees of a protected page: its title, and a way to sign in. */
 export function renderSignInPage(hosting: HostingRecord, nonce: string): string {
   const title = hosting.title ?? hosting.slug;
-  return `<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="robots" content="noindex">
-<title>Sign in · ${escapeHtml(title)}</title>
-<style nonce="${nonce}">${STYLE}</style>
-</head>
-<body>
-<header><h1>${escapeHtml(title)}</h1></header>
-<main>
-<p>This page is open to invited people only. Enter your e-mail address and we will send you a link that signs you in.</p>
+  return pageDocument({
+    nonce,
+    title: `Sign in · ${title}`,
+    head: ['<meta name="robots" content="noindex">'],
+    header: `<h1>${escapeHtml(title)}</h1>`,
+    main: `<p>This page is open to invited people only. Enter your e-mail address and we will send you a link that signs you in.</p>
 <form id="sign-in-form">
   <div class="field"><label for="sign-in-email">E-mail address</label>
   <input id="sign-in-email" type="email" name="email" maxlength="254" autocomplete="email" required></div>
   <button type="submit">Send me a link</button>
 </form>
-<p id="sign-in-status" role="status" aria-live="polite"></p>
+<p id="sign-in-status" role="status" aria-live="polite"></p>`,
+    script: SIGN_IN_SCRIPT,
+  });
+}
+
+/** The one HTML shell of both pages: head, shared style and the script, both under the response's nonce. */
+function pageDocument(parts: { nonce: string; title: string; head: string[]; header: string; main: string; script: string }): string {
+  return `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>${escapeHtml(parts.title)}</title>
+${parts.head.filter((line) => line !== "").join("\n")}
+<style nonce="${parts.nonce}">${STYLE}</style>
+</head>
+<body>
+<header>${parts.header}</header>
+<main>
+${parts.main}
 </main>
-<script nonce="${nonce}">${SIGN_IN_SCRIPT}</script>
+<script nonce="${parts.nonce}">${parts.script}</script>
 </body>
 </html>`;
 }
