@@ -1,22 +1,85 @@
+import * as z from "../platform/zod.ts";
 import type { ChatModel } from "./types.ts";
 
 /**
- * The language-model providers, by id, with their models and the module that talks to each, loaded
- * on first use. Adding a provider is one module under llm/ exporting `createChatModel`, and one row.
+ * The language-model providers, by the id an `llmConfig.provider` names: the settings each takes
+ * beyond `model`, and the module under providers/ that calls it, loaded on first use. Adding a
+ * provider is one module under llm/providers/ exporting `createChatModel`, and one row here.
+ *
+ * Pure data: the hosting and chat schemas read it without loading any provider.
  */
 export interface ChatModelSettings {
   model: string;
-  apiKey?: string;
+  /** OPENAI_COMPATIBLE: the endpoint's base URL, the part before `/chat/completions`. */
   baseUrl?: string;
-  region?: string;
+  apiKey?: string;
 }
 
-export interface LlmProvider {
+export interface LlmProviderModule {
+  createChatModel(settings: ChatModelSettings): ChatModel;
+}
+
+export interface LlmProviderRow {
   readonly label: string;
-  readonly models: readonly string[];
-  readonly load: () => Promise<{ createChatModel(settings: ChatModelSettings): ChatModel }>;
+  /** The row's fields besides `provider`, as the request schema checks them. */
+  readonly settings: Readonly<Record<string, z.ZodMiniType>>;
+  readonly module: string;
 }
 
-export const LLM_PROVIDERS = {} as const satisfies Record<string, LlmProvider>;
+const modelId = z.string().check(z.trim(), z.minLength(1), z.maxLength(256));
+
+const baseUrl = z.string().check(
+  z.trim(),
+  z.maxLength(2048),
+  z.refine((value) => {
+    try {
+      const url = new URL(value);
+      return (url.protocol === "https:" || url.protocol === "http:") && url.username === "" && url.password === "" && url.search === "" && url.hash === "";
+    } catch {
+      return false;
+    }
+  }, "must be an http(s) URL without credentials, query or fragment, such as https://api.openai.com/v1"),
+);
+
+export const LLM_PROVIDERS = {
+  BEDROCK: {
+    label: "Amazon Bedrock",
+    // Any model or inference profile id the account may use; absent, the deployment's default.
+    settings: { model: z.optional(modelId) },
+    module: "bedrock",
+  },
+  OPENAI_COMPATIBLE: {
+    label: "OpenAI-compatible endpoint",
+    settings: { baseUrl, model: modelId, apiKey: z.optional(z.string().check(z.trim(), z.minLength(1), z.maxLength(512))) },
+    module: "openai-compatible",
+  },
+} as const satisfies Record<string, LlmProviderRow>;
 
 export type LlmProviderId = keyof typeof LLM_PROVIDERS;
+export const LLM_PROVIDER_IDS = Object.keys(LLM_PROVIDERS) as LlmProviderId[];
+
+export type LlmConfig = { provider: "BEDROCK"; model?: string } | { provider: "OPENAI_COMPATIBLE"; baseUrl: string; model: string; apiKey?: string };
+
+/**
+ * Bedrock's default chat model by the deployment's region: Amazon Nova Lite through the
+ * cross-Region inference profile of the region's geography (a first-party model: no Marketplace
+ * subscription, no use-case form). A region outside these has no default; a namespace then names
+ * a model or another provider.
+ */
+const NOVA_LITE_PROFILES: Readonly<Record<string, readonly string[]>> = {
+  "us.amazon.nova-lite-v1:0": ["us-east-1", "us-east-2", "us-west-2"],
+  "eu.amazon.nova-lite-v1:0": ["eu-central-1", "eu-west-1", "eu-west-3", "eu-north-1"],
+  "apac.amazon.nova-lite-v1:0": ["ap-northeast-1", "ap-northeast-2", "ap-south-1", "ap-southeast-1", "ap-southeast-2"],
+};
+
+export function defaultBedrockChatModel(region: string): string | undefined {
+  return Object.entries(NOVA_LITE_PROFILES).find(([, regions]) => regions.includes(region))?.[0];
+}
+
+/** The chat model of a configuration; the provider's module is loaded on first use. */
+export async function chatModelFor(settings: ChatModelSettings & { provider: LlmProviderId }): Promise<ChatModel> {
+  // One template, so the bundler includes every providers/*.ts in the functions that chat, and only there.
+  const provider = (await import(`./providers/${LLM_PROVIDERS[settings.provider].module}.ts`)) as LlmProviderModule;
+  const { provider: _id, ...rest } = settings;
+  return provider.createChatModel(rest);
+}

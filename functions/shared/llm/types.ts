@@ -1,15 +1,17 @@
 /**
- * The language-model port used by the chat API: a model that streams its answer to a conversation.
- * One module per provider under llm/ exports `createChatModel`; llm/registry.ts names them.
+ * The language-model port used by chat: a model that streams its answer to a conversation.
+ * One module per provider under llm/providers/ exports `createChatModel`; llm/registry.ts names them.
  */
 export interface ChatMessage {
   role: "system" | "user" | "assistant";
   content: string;
 }
 
+export type FinishReason = "stop" | "length" | "content-filter" | "error" | "other";
+
 export type ChatDelta =
   | { type: "text"; text: string }
-  | { type: "finish"; reason: "stop" | "length" | "content-filter" | "error" | "other"; usage?: { inputTokens: number; outputTokens: number } };
+  | { type: "finish"; reason: FinishReason; usage?: { inputTokens: number; outputTokens: number } };
 
 export interface ChatOptions {
   maxOutputTokens?: number;
@@ -19,6 +21,22 @@ export interface ChatOptions {
 
 export interface ChatModel {
   readonly model: string;
-  /** The answer as it is produced; ends with exactly one `finish`. */
+  /**
+   * The answer as it is produced; ends with exactly one `finish`. A failure before the first text
+   * throws a ChatError (the caller can still answer with an error status); a failure after it also
+   * throws, and the caller ends the stream it has started with an error part.
+   */
   stream(messages: ChatMessage[], options?: ChatOptions): AsyncIterable<ChatDelta>;
+}
+
+/** A provider failure whose message is safe to show the namespace owner (no key in it). */
+export class ChatError extends Error {
+  constructor(
+    readonly provider: string,
+    message: string,
+    readonly options: { status?: number; retryable?: boolean } = {},
+  ) {
+    super(message);
+    this.name = "ChatError";
+  }
 }

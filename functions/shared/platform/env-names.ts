@@ -23,6 +23,8 @@ export const ENV = {
   ingestMemoryBudgetMb: "INGEST_MEMORY_BUDGET_MB",
   defaultReranker: "DEFAULT_RERANKER",
   rerankerBaseUrls: "RERANKER_BASE_URLS",
+  defaultLlm: "DEFAULT_LLM",
+  defaultChatModel: "DEFAULT_CHAT_MODEL",
   awsRegion: "AWS_REGION",
   emailBackend: "EMAIL_BACKEND",
   emailSender: "EMAIL_SENDER",

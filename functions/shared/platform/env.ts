@@ -49,6 +49,10 @@ export const config = {
     return parsed as Record<string, string>;
   },
   awsRegion: () => process.env[ENV.awsRegion] ?? "us-east-1",
+  /** The language model of chats without their own llmConfig: BEDROCK deployed, NONE on the offline local stack. */
+  defaultLlm: () => process.env[ENV.defaultLlm] ?? "NONE",
+  /** The deployer's choice of Bedrock chat model (`-c chatModel=`); unset, the region's default (llm/registry.ts). */
+  defaultChatModel: (): string | undefined => process.env[ENV.defaultChatModel] || undefined,
   /** `ses` deployed with a sender, `outbox` on the local stack, `none` otherwise (functions/shared/email/registry.ts). */
   emailBackend: () => process.env[ENV.emailBackend] ?? "none",
   emailSender: () => required(ENV.emailSender),
