@@ -1,5 +1,10 @@
-import { createServer, type Http2Server } from "node:http2";
+import { randomUUID } from "node:crypto";
+import { constants, createServer, type Http2Server, type Http2ServerResponse } from "node:http2";
+import { setTimeout as sleep } from "node:timers/promises";
+import { EventStreamCodec } from "@smithy/core/event-streams";
+import { fromUtf8, toUtf8 } from "@smithy/core/serde";
 import { answer, readJson } from "./aws-json-server.ts";
+import { roughTokens, sourceQuotingAnswer, textDeltas } from "./openai-chat-server.ts";
 import { relevance } from "./rerank-providers.ts";
 
 /**
@@ -8,15 +13,49 @@ import { relevance } from "./rerank-providers.ts";
  * 50,000 characters and dimensions 256/512/1024; Cohere v3: 1 to 96 texts and a known input type),
  * records every request, and answers each text with a vector derived from its words, so equal
  * texts get equal vectors and search over them works.
+ *
+ * ConverseStream (`POST /model/{modelId}/converse-stream`) answers in AWS's binary event-stream
+ * encoding, as Bedrock does: messageStart, one contentBlockDelta per word, contentBlockStop,
+ * messageStop and metadata with usage. It refuses what Converse refuses (no messages, a first turn
+ * that is not the user's, roles that do not alternate, a blank or missing text block, a system
+ * prompt that is not a list of text blocks), records each conversation, and answers with the same
+ * deterministic text as the OpenAI test server (`sourceQuotingAnswer`) unless told otherwise.
  */
 export interface BedrockInvocation {
   modelId: string;
   body: Record<string, any>;
 }
 
+/** A ConverseStream request: the model id as decoded from the path, and the JSON body. */
+export interface BedrockConversation {
+  modelId: string;
+  body: Record<string, any>;
+  /** The stream closed before the answer was complete: the client left (an abort), or a cut fault. */
+  clientClosed: boolean;
+}
+
+export type ConverseFault =
+  /** Answers this status with AWS's error type header (`ThrottlingException`, `AccessDeniedException` ...). */
+  | { status: number; errorType: string; message?: string }
+  /** Streams this many deltas, then an exception event (`modelStreamErrorException`, `throttlingException` ...). */
+  | { exceptionAfterDeltas: number; exception: string; message?: string }
+  /** Streams this many deltas, then resets the HTTP/2 stream. */
+  | { cutAfterDeltas: number };
+
+export interface BedrockRuntimeStubOptions {
+  /** The text ConverseStream answers; default `sourceQuotingAnswer` over the system and messages. */
+  converseAnswer?: (conversation: BedrockConversation) => string;
+  /** Pause before each contentBlockDelta; default 5 ms. */
+  deltaDelayMs?: number;
+}
+
 export interface BedrockRuntimeStub {
   endpoint: string;
   invocations: BedrockInvocation[];
+  /** ConverseStream requests, valid or not. */
+  conversations: BedrockConversation[];
+  /** The next `times` ConverseStream requests meet `fault`. */
+  failNextConverse(fault: ConverseFault, times?: number): void;
   /** Rerank requests (the Agents runtime's `POST /rerank`, served here too: AWS_ENDPOINT_URL_BEDROCK_AGENT_RUNTIME). */
   reranks: Record<string, any>[];
   violations: string[];
@@ -67,16 +106,119 @@ function rerank(body: Record<string, any>, signedRegion: string | undefined, ref
     .slice(0, count ?? sources.length);
 }
 
-export async function startBedrockRuntimeStub(): Promise<BedrockRuntimeStub> {
+// What Converse answers to a conversation it does not accept (ValidationException), or null.
+function invalidConversation(body: Record<string, any>): string | null {
+  const messages: any[] = Array.isArray(body.messages) ? body.messages : [];
+  if (messages.length === 0) return "messages must not be empty";
+  if (messages[0]?.role !== "user") return "A conversation must start with a user message. Try again with a conversation that starts with a user message.";
+  for (const [index, message] of messages.entries()) {
+    if (index > 0 && message?.role === messages[index - 1]?.role) {
+      return "A conversation must alternate between user and assistant roles. Make sure the conversation alternates between user and assistant roles and try again.";
+    }
+    if (message?.role !== "user" && message?.role !== "assistant") return `messages.${index}.role must be user or assistant`;
+    if (!Array.isArray(message.content) || message.content.length === 0) return `messages.${index}.content must not be empty`;
+    for (const [block, content] of (message.content as any[]).entries()) {
+      if (typeof content?.text !== "string" || content.text.trim() === "") return `The text field in the ContentBlock object at messages.${index}.content.${block} is blank. Add text to the text field, and try again.`;
+    }
+  }
+  if (body.system !== undefined && (!Array.isArray(body.system) || !body.system.every((block: any) => typeof block?.text === "string" && block.text.trim() !== ""))) {
+    return "system must be a list of non-blank text blocks";
+  }
+  const maxTokens = body.inferenceConfig?.maxTokens;
+  if (maxTokens !== undefined && (!Number.isInteger(maxTokens) || maxTokens < 1)) return `inferenceConfig.maxTokens ${maxTokens}`;
+  const temperature = body.inferenceConfig?.temperature;
+  if (temperature !== undefined && (typeof temperature !== "number" || temperature < 0 || temperature > 1)) return `inferenceConfig.temperature ${temperature}`;
+  return null;
+}
+
+/** The conversation as chat messages, for the answer function shared with the OpenAI test server. */
+function chatMessagesOf(body: Record<string, any>): { role: string; content: string }[] {
+  const text = (blocks: any[]) => blocks.map((block) => String(block?.text ?? "")).join("\n\n");
+  return [
+    ...(Array.isArray(body.system) ? [{ role: "system", content: text(body.system) }] : []),
+    ...(body.messages as any[]).map((message) => ({ role: String(message.role), content: text(message.content) })),
+  ];
+}
+
+/** The region and service a SigV4 request was signed for, from its credential scope. */
+function signedScope(authorization: string | undefined): RegExpExecArray | null {
+  return /Credential=[^/]+\/\d{8}\/([^/]+)\/([^/]+)\/aws4_request/.exec(String(authorization));
+}
+
+const codec = new EventStreamCodec(toUtf8, fromUtf8);
+
+/** One event-stream message: an event, or an exception the SDK throws while the caller iterates. */
+function frame(kind: "event" | "exception", type: string, payload: unknown): Uint8Array {
+  const typeHeader = kind === "event" ? ":event-type" : ":exception-type";
+  return codec.encode({
+    headers: {
+      ":message-type": { type: "string", value: kind },
+      [typeHeader]: { type: "string", value: type },
+      ":content-type": { type: "string", value: "application/json" },
+    },
+    body: fromUtf8(JSON.stringify(payload)),
+  });
+}
+
+async function converseStream(response: Http2ServerResponse, conversation: BedrockConversation, text: string, delayMs: number, fault: ConverseFault | undefined): Promise<void> {
+  const all = textDeltas(text);
+  const maxTokens = conversation.body.inferenceConfig?.maxTokens;
+  const deltas = Number.isInteger(maxTokens) && maxTokens < all.length ? all.slice(0, maxTokens) : all;
+  const stopAt = fault && "exceptionAfterDeltas" in fault ? fault.exceptionAfterDeltas : fault && "cutAfterDeltas" in fault ? fault.cutAfterDeltas : Infinity;
+  response.writeHead(200, { "content-type": "application/vnd.amazon.eventstream", "x-amzn-requestid": randomUUID() });
+  // Each frame is flushed before the next step, so a reset comes after the deltas it follows.
+  const send = (bytes: Uint8Array) => new Promise<void>((resolve) => response.write(bytes, () => resolve()));
+  await send(frame("event", "messageStart", { role: "assistant" }));
+  for (const [index, piece] of deltas.entries()) {
+    if (index >= stopAt) break;
+    await sleep(delayMs);
+    if (response.stream.destroyed) return;
+    await send(frame("event", "contentBlockDelta", { contentBlockIndex: 0, delta: { text: piece } }));
+  }
+  if (fault && "cutAfterDeltas" in fault) return void response.stream.close(constants.NGHTTP2_INTERNAL_ERROR);
+  if (fault && "exceptionAfterDeltas" in fault) {
+    response.end(frame("exception", fault.exception, { message: fault.message ?? `${fault.exception} from the test stub` }));
+    return;
+  }
+  const inputTokens = roughTokens(chatMessagesOf(conversation.body).map((message) => message.content).join("\n"));
+  await send(frame("event", "contentBlockStop", { contentBlockIndex: 0 }));
+  await send(frame("event", "messageStop", { stopReason: deltas.length < all.length ? "max_tokens" : "end_turn" }));
+  response.end(
+    frame("event", "metadata", { usage: { inputTokens, outputTokens: deltas.length, totalTokens: inputTokens + deltas.length }, metrics: { latencyMs: 1 } }),
+  );
+}
+
+export async function startBedrockRuntimeStub(options: BedrockRuntimeStubOptions = {}): Promise<BedrockRuntimeStub> {
   const invocations: BedrockInvocation[] = [];
   const reranks: Record<string, any>[] = [];
+  const conversations: BedrockConversation[] = [];
+  const converseFaults: ConverseFault[] = [];
   const violations: string[] = [];
+  const answerOf = options.converseAnswer ?? ((conversation: BedrockConversation) => sourceQuotingAnswer(chatMessagesOf(conversation.body)));
   const server: Http2Server = createServer(async (request, response) => {
     const { body } = await readJson(request);
+    const converse = /^\/model\/([^/]+)\/converse-stream$/.exec(request.url ?? "");
+    if (converse) {
+      const conversation: BedrockConversation = { modelId: decodeURIComponent(converse[1]!), body, clientClosed: false };
+      conversations.push(conversation);
+      response.on("close", () => {
+        // writableFinished is already true on a stream the client reset; writableEnded is not.
+        if (!response.writableEnded) conversation.clientClosed = true;
+      });
+      const scope = signedScope(request.headers.authorization);
+      if (scope?.[2] !== "bedrock") violations.push(`Bedrock ConverseStream: signed for service ${scope?.[2]}`);
+      const invalid = invalidConversation(body);
+      if (invalid) {
+        violations.push(`Bedrock ConverseStream ${conversation.modelId}: ${invalid}`);
+        return answer(response, 400, { message: invalid }, "ValidationException");
+      }
+      const fault = converseFaults.shift();
+      if (fault && "status" in fault) return answer(response, fault.status, { message: fault.message ?? `${fault.errorType} from the test stub` }, fault.errorType);
+      return converseStream(response, conversation, answerOf(conversation), options.deltaDelayMs ?? 5, fault);
+    }
     if (request.url === "/rerank") {
       reranks.push(body);
-      // The SigV4 scope names the region and the service the request was signed for.
-      const scope = /Credential=[^/]+\/\d{8}\/([^/]+)\/([^/]+)\/aws4_request/.exec(String(request.headers.authorization));
+      const scope = signedScope(request.headers.authorization);
       if (scope?.[2] !== "bedrock") violations.push(`Bedrock Rerank: signed for service ${scope?.[2]}`);
       const before = violations.length;
       const results = rerank(body, scope?.[1], (message) => violations.push(`Bedrock Rerank: ${message}`));
@@ -103,6 +245,10 @@ export async function startBedrockRuntimeStub(): Promise<BedrockRuntimeStub> {
   return {
     endpoint: `http://127.0.0.1:${(server.address() as { port: number }).port}`,
     invocations,
+    conversations,
+    failNextConverse: (fault, times = 1) => {
+      for (let count = 0; count < times; count++) converseFaults.push(fault);
+    },
     reranks,
     violations,
     close: () => new Promise((resolve) => server.close(() => resolve())),

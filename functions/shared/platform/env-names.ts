@@ -16,6 +16,7 @@ export const ENV = {
   maxUploadBytes: "MAX_UPLOAD_BYTES",
   allowPrivateFileUrls: "ALLOW_PRIVATE_FILE_URLS",
   fileUrlAllowedNetworks: "FILE_URL_ALLOWED_NETWORKS",
+  allowPrivateModelUrls: "ALLOW_PRIVATE_MODEL_URLS",
   maxReceiveCount: "MAX_RECEIVE_COUNT",
   ingestStepMaxChunks: "INGEST_STEP_MAX_CHUNKS",
   ingestStepMaxPages: "INGEST_STEP_MAX_PAGES",

@@ -67,6 +67,13 @@ export const config = {
   ingestStepMaxPages: () => positiveInt(ENV.ingestStepMaxPages, 1_000),
   /** Turns the FILE URL guard off entirely; for tests written before `fileUrlAllowedNetworks`. */
   allowPrivateFileUrls: () => process.env[ENV.allowPrivateFileUrls] === "true",
+  /**
+   * Lets an OPENAI_COMPATIBLE chat model live on a private or loopback address. Only the local
+   * stack sets it: it runs on the user's own machine, where a model server on 127.0.0.1 is the
+   * point. Deployed, a namespace owner's base URL must never reach the VPC, the metadata service
+   * or the Lambda runtime API on 127.0.0.1:9001.
+   */
+  allowPrivateModelUrls: () => process.env[ENV.allowPrivateModelUrls] === "true",
   /** Addresses or CIDR networks FILE payloads may reach although they are not public (comma-separated). */
   fileUrlAllowedNetworks: () =>
     (process.env[ENV.fileUrlAllowedNetworks] ?? "")
