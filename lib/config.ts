@@ -44,6 +44,13 @@ export interface StageConfig {
   defaultEmbeddingProvider: "BEDROCK";
   /** Reranks searches of namespaces that chose no reranker; Bedrock needs no key. */
   defaultReranker: "BEDROCK";
+  /** Answers chats whose hosting or request names no model; Bedrock needs no key. */
+  defaultLlm: "BEDROCK";
+  /**
+   * The Bedrock model or inference profile of that default (`-c chatModel=...`). Null: the
+   * region's default (Amazon Nova Lite through the geography's inference profile, llm/registry.ts).
+   */
+  chatModel: string | null;
   uploadUrlTtlSeconds: number;
   downloadUrlTtlSeconds: number;
 }
@@ -51,11 +58,12 @@ export interface StageConfig {
 const SHARED = {
   defaultEmbeddingProvider: "BEDROCK",
   defaultReranker: "BEDROCK",
+  defaultLlm: "BEDROCK",
   uploadUrlTtlSeconds: 3600,
   downloadUrlTtlSeconds: 3600,
 } as const;
 
-const PER_STAGE: Record<Stage, Omit<StageConfig, "stage" | "corsOrigins" | "signInSender" | keyof typeof SHARED>> = {
+const PER_STAGE: Record<Stage, Omit<StageConfig, "stage" | "corsOrigins" | "signInSender" | "chatModel" | keyof typeof SHARED>> = {
   dev: {
     removalPolicy: RemovalPolicy.DESTROY,
     autoDeleteObjects: false,
@@ -112,11 +120,31 @@ export function signInSenderFromContext(scope: Construct): string | null {
   return sender;
 }
 
-export function stageConfig(stage: Stage, overrides: Partial<Pick<StageConfig, "corsOrigins" | "signInSender">> = {}): StageConfig {
-  return { stage, ...PER_STAGE[stage], ...SHARED, corsOrigins: overrides.corsOrigins ?? ["*"], signInSender: overrides.signInSender ?? null };
+/** `-c chatModel=eu.amazon.nova-pro-v1:0`: a Bedrock model or inference profile id; absent, the region's default. */
+export function chatModelFromContext(scope: Construct): string | null {
+  const raw: unknown = scope.node.tryGetContext("chatModel");
+  if (raw === undefined || raw === null || raw === "") return null;
+  const model = String(raw).trim();
+  if (!/^[a-zA-Z0-9.:_/-]{1,256}$/.test(model)) throw new Error(`chatModel ${JSON.stringify(raw)} is not a Bedrock model or inference profile id.`);
+  return model;
+}
+
+export function stageConfig(stage: Stage, overrides: Partial<Pick<StageConfig, "corsOrigins" | "signInSender" | "chatModel">> = {}): StageConfig {
+  return {
+    stage,
+    ...PER_STAGE[stage],
+    ...SHARED,
+    corsOrigins: overrides.corsOrigins ?? ["*"],
+    signInSender: overrides.signInSender ?? null,
+    chatModel: overrides.chatModel ?? null,
+  };
 }
 
 /** The configuration selected by the CDK context of `scope` (normally the App). */
 export function configFromContext(scope: Construct): StageConfig {
-  return stageConfig(stageFromContext(scope), { corsOrigins: corsOriginsFromContext(scope), signInSender: signInSenderFromContext(scope) });
+  return stageConfig(stageFromContext(scope), {
+    corsOrigins: corsOriginsFromContext(scope),
+    signInSender: signInSenderFromContext(scope),
+    chatModel: chatModelFromContext(scope),
+  });
 }

@@ -26,6 +26,8 @@ export interface FunctionAccess {
   reranks?: boolean;
   /** Sends e-mail (sign-in links) from the stack's SES identity, when the stage has a sender. */
   sendsEmail?: boolean;
+  /** Answers with a language model (Bedrock ConverseStream in AWS, unless the llmConfig names an endpoint). */
+  chats?: boolean;
 }
 
 export interface HttpFunctionDefinition {
@@ -39,9 +41,16 @@ export interface HttpFunctionDefinition {
   public?: boolean;
   memoryMb?: number;
   timeoutSeconds?: number;
+  /**
+   * The integration streams the function's response (Lambda response streaming): the handler is
+   * built with `stream: true`, and the 29-second integration limit gives way to the function's timeout.
+   */
+  streams?: boolean;
 }
 
 const NAMESPACE = "/v1/namespace/{namespaceId}";
+/** A long answer from a slow model; streamed integrations may run past API Gateway's 29 seconds. */
+const CHAT_TIMEOUT_SECONDS = 120;
 
 export const HTTP_FUNCTIONS: HttpFunctionDefinition[] = [
   {
@@ -184,6 +193,15 @@ export const HTTP_FUNCTIONS: HttpFunctionDefinition[] = [
     access: { table: "read", bucket: "read", vectors: ["query"], embeds: true, reranks: true },
   },
   {
+    id: "Chat",
+    entry: "functions/http/chat/chat.ts",
+    routes: [{ method: "POST", path: `${NAMESPACE}/chat` }],
+    // Reads the hosting for the namespace's model and prompt.
+    access: { table: "read", bucket: "read", vectors: ["query"], embeds: true, reranks: true, chats: true },
+    streams: true,
+    timeoutSeconds: CHAT_TIMEOUT_SECONDS,
+  },
+  {
     id: "OpenApiDocument",
     entry: "functions/http/docs/openapi.ts",
     routes: [{ method: "GET", path: "/openapi.json" }],
@@ -226,6 +244,16 @@ export const HTTP_FUNCTIONS: HttpFunctionDefinition[] = [
     // Writes only its rate-limit counters.
     access: { table: "readWrite", bucket: "read", vectors: ["query"], embeds: true, reranks: true },
     public: true,
+  },
+  {
+    id: "HostedChat",
+    entry: "functions/http/hosted/chat.ts",
+    routes: [{ method: "POST", path: "/hosted/{slug}/chat" }],
+    // Writes only its rate-limit counters.
+    access: { table: "readWrite", bucket: "read", vectors: ["query"], embeds: true, reranks: true, chats: true },
+    public: true,
+    streams: true,
+    timeoutSeconds: CHAT_TIMEOUT_SECONDS,
   },
 ];
 

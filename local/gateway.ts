@@ -16,6 +16,7 @@ import { AUTHORIZER_CACHE_TTL_SECONDS } from "../lib/stage-settings.ts";
 import { AuthorizerCache } from "./authorizer-cache.ts";
 import { evaluatePolicy, executeApiArn } from "./authorizer-policy.ts";
 import { invokeLocally } from "./lambda-context.ts";
+import { installResponseStreaming, isStreamingHandler, responseStreamTo, type StreamingHandler } from "./response-streaming.ts";
 import { TokenBuckets } from "./rate-limiter.ts";
 
 type ProxyHandler = (event: APIGatewayProxyEvent, context: Context) => Promise<APIGatewayProxyResult>;
@@ -72,6 +73,8 @@ function compile(route: Route): CompiledRoute {
 }
 
 const COMPILED = ROUTES.map(compile);
+// Before any handler module is imported: a streaming handler marks itself at import, as in Lambda.
+installResponseStreaming();
 const handlerCache = new Map<string, Promise<unknown>>();
 
 /** Imports the real handler module of a route table entry, once. */
@@ -181,13 +184,45 @@ async function respond(
   const event = proxyEvent(req, target, method, match, body, authorizer);
   // Lambda counts the event as API Gateway serializes it, not the body.
   if (Buffer.byteLength(JSON.stringify(event)) > MAX_LAMBDA_EVENT_BYTES) return sendGatewayError(res, GATEWAY_ERRORS.payloadTooLarge);
-  const handler = await loadHandler<ProxyHandler>(match.route.fn.entry);
-  const result = await invoke(handler, event, match.route.fn);
+  const handler = await loadHandler<ProxyHandler | StreamingHandler>(match.route.fn.entry);
+  if (isStreamingHandler(handler)) return respondStreaming(res, handler, event, match.route.fn);
+  const result = await invoke(handler as ProxyHandler, event, match.route.fn);
   if (!result) return sendGatewayError(res, GATEWAY_ERRORS.internal);
   const headers: Record<string, string> = {};
   for (const [name, value] of Object.entries(result.headers ?? {})) headers[name] = String(value);
   res.writeHead(result.statusCode, headers);
   res.end(result.isBase64Encoded ? Buffer.from(result.body, "base64") : result.body);
+}
+
+/**
+ * A route whose integration streams (lib/routes.ts `streams`): the handler writes to a response
+ * stream, and what it writes reaches the client as it is written. Like API Gateway's streamed
+ * integrations, the 29-second limit does not apply; the function's own timeout does.
+ */
+async function respondStreaming(res: ServerResponse, handler: StreamingHandler, event: APIGatewayProxyEvent, fn: HttpFunctionDefinition): Promise<void> {
+  const stream = responseStreamTo(res);
+  // A client that goes away ends the invocation's stream, as Lambda does.
+  res.on("close", () => {
+    if (!res.writableFinished) stream.destroy();
+  });
+  let timer: NodeJS.Timeout | undefined;
+  const timeoutSeconds = fn.timeoutSeconds ?? API_GATEWAY_TIMEOUT_SECONDS;
+  try {
+    const outcome = await Promise.race([
+      invokeLocally(fn.id, timeoutSeconds, (context) => handler(event, stream, context)).then(() => "done" as const),
+      new Promise<"timeout">((resolve) => {
+        timer = setTimeout(() => resolve("timeout"), timeoutSeconds * 1000);
+      }),
+    ]);
+    if (outcome === "timeout") throw new Error(`${fn.entry} timed out after ${timeoutSeconds} s`);
+    if (!stream.writableFinished) await new Promise<void>((resolve) => stream.end(() => resolve()));
+  } catch (error) {
+    if (!res.destroyed) console.error(`handler ${fn.entry} threw`, error);
+    // Once the answer has started, a failure can only cut it short.
+    sendGatewayError(res, GATEWAY_ERRORS.internal);
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 interface RequestTarget {

@@ -135,6 +135,10 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       [ENV.defaultEmbeddingProvider]: "LOCAL",
       // Offline: no reranker unless a namespace names one (searches answer `x-rerank: unavailable`).
       [ENV.defaultReranker]: "NONE",
+      // Offline: chat answers only with a model a hosting or request names (llmConfig)...
+      [ENV.defaultLlm]: "NONE",
+      // ...which may well run on this machine (Ollama, llama.cpp, LM Studio at 127.0.0.1).
+      [ENV.allowPrivateModelUrls]: "true",
       // Nothing leaves the machine: e-mail is kept in a folder and printed (functions/shared/email/outbox.ts).
       [ENV.emailBackend]: "outbox",
       [ENV.emailOutboxDir]: outboxDir,

@@ -243,6 +243,23 @@ export class AppFunction extends Construct {
       this.addEnvironment(ENV.defaultReranker, this.config.defaultReranker);
     }
 
+    if (access.chats) {
+      // The model is the page's or caller's choice at run time, and a cross-Region inference profile
+      // runs it in any Region of its geography: any foundation model, and this account's profiles here.
+      const anyRegionModels = Stack.of(this).formatArn({ service: "bedrock", region: "*", account: "", resource: "foundation-model", resourceName: "*" });
+      const profiles = Stack.of(this).formatArn({ service: "bedrock", resource: "inference-profile", resourceName: "*" });
+      this.fn.addToRolePolicy(new PolicyStatement({ actions: ["bedrock:InvokeModelWithResponseStream"], resources: [anyRegionModels, profiles] }));
+      for (const resource of [anyRegionModels, profiles]) {
+        acknowledgeWildcardResource(
+          this,
+          resource,
+          "The chat model is chosen per hosted page or request at run time, and cross-Region inference profiles route to the model in other Regions of their geography; streaming invocation only, and the account's Bedrock model access decides which models answer.",
+        );
+      }
+      this.addEnvironment(ENV.defaultLlm, this.config.defaultLlm);
+      if (this.config.chatModel) this.addEnvironment(ENV.defaultChatModel, this.config.chatModel);
+    }
+
     if (access.sendsEmail) {
       const sender = this.config.signInSender;
       if (sender) {

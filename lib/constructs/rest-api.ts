@@ -6,6 +6,7 @@ import {
   EndpointType,
   IdentitySource,
   LambdaIntegration,
+  ResponseTransferMode,
   LogGroupLogDestination,
   MethodLoggingLevel,
   ResponseType,
@@ -133,7 +134,12 @@ export class ServiceApi extends Construct {
       const method = resource.addMethod(
         route.method,
         // Console test invocations would need a second, stage-less invoke permission per method.
-        new LambdaIntegration(props.functionFor(route.fn), { allowTestInvoke: false }),
+        new LambdaIntegration(props.functionFor(route.fn), {
+          allowTestInvoke: false,
+          ...(route.fn.streams
+            ? { responseTransferMode: ResponseTransferMode.STREAM, timeout: Duration.seconds(route.fn.timeoutSeconds ?? 29) }
+            : {}),
+        }),
         route.fn.public ? { authorizationType: AuthorizationType.NONE, apiKeyRequired: false } : undefined,
       );
       if (route.fn.public) {

@@ -98,7 +98,7 @@ function parameters(spec: AnySpec): JsonSchema[] {
 
 function successResponse(doc: OperationDoc): Operation["responses"][string] & { description: string } {
   const success = doc.success;
-  if ("raw" in success) return { description: doc.summary, content: { [success.raw]: { schema: success.raw === "text/html" ? { type: "string" } : { type: "object" } } } };
+  if ("raw" in success) return { description: doc.summary, content: { [success.raw]: { schema: success.raw === "application/json" ? { type: "object" } : { type: "string" } } } };
   const data = success.list ? { type: "array", items: ref(success.data) } : ref(success.data);
   const envelope: JsonSchema = {
     type: "object",
@@ -106,7 +106,8 @@ function successResponse(doc: OperationDoc): Operation["responses"][string] & { 
     required: ["success", "data", ...(success.paginated ? ["pagination"] : [])],
     additionalProperties: false,
   };
-  return { description: doc.summary, ...(doc.successHeaders ? { headers: doc.successHeaders } : {}), content: { "application/json": { schema: envelope } } };
+  const content = { "application/json": { schema: envelope }, ...(success.eventStream ? { "text/event-stream": { schema: { type: "string" } } } : {}) };
+  return { description: doc.summary, ...(doc.successHeaders ? { headers: doc.successHeaders } : {}), content };
 }
 
 function operation(route: Route, spec: AnySpec, doc: OperationDoc): Operation {

@@ -1,5 +1,6 @@
 import type * as z from "../../functions/shared/platform/zod.ts";
 import {
+  chatAnswerWire,
   documentWire,
   downloadUrlWire,
   hostingWire,
@@ -21,15 +22,19 @@ import {
 export interface OperationDoc {
   operationId: string;
   summary: string;
-  tag: "Namespaces" | "Hosting" | "Uploads" | "Ingest jobs" | "Documents" | "Search" | "Hosted pages" | "Contract";
-  success: {
-    status: 200 | 201;
-    /** A component name from COMPONENTS; `list` wraps it in an array. */
-    data: ComponentName;
-    list?: boolean;
-    /** The list carries a `pagination` object next to `data`. */
-    paginated?: boolean;
-  } | { status: 200 | 303; raw: "application/json" | "text/html" };
+  tag: "Namespaces" | "Hosting" | "Uploads" | "Ingest jobs" | "Documents" | "Search" | "Chat" | "Hosted pages" | "Contract";
+  success:
+    | {
+        status: 200 | 201;
+        /** A component name from COMPONENTS; `list` wraps it in an array. */
+        data: ComponentName;
+        list?: boolean;
+        /** The list carries a `pagination` object next to `data`. */
+        paginated?: boolean;
+        /** Also answered as the AI SDK's UI message stream (`text/event-stream`), when the request asks for a stream. */
+        eventStream?: boolean;
+      }
+    | { status: 200 | 303; raw: "application/json" | "text/html" | "text/event-stream" };
   /** Response headers of the success response, with what they mean. */
   successHeaders?: Record<string, { description: string; schema: Record<string, unknown> }>;
   /** 409 besides the "namespace is being deleted" that every route on an active namespace can answer. */
@@ -47,6 +52,7 @@ export const COMPONENTS = {
   DownloadUrl: downloadUrlWire,
   SearchResult: searchResultWire,
   HostedHit: hostedHitWire,
+  ChatAnswer: chatAnswerWire,
   SignInRequested: signInRequestedWire,
 } satisfies Record<string, z.ZodMiniType>;
 
@@ -202,6 +208,21 @@ export const OPERATIONS: Record<string, OperationDoc> = {
       },
     },
   },
+  [`POST ${NS}/chat`]: {
+    operationId: "chat",
+    summary: "Answer a question from the namespace's content, citing its chunks",
+    tag: "Chat",
+    success: { status: 200, data: "ChatAnswer", eventStream: true },
+    description:
+      "Single-shot retrieval-augmented answer: the last user message is searched (the request's retrieval settings, hybrid by default, over the `x-tenant-id` partition), the best chunks are numbered and given to the model with the system prompt, and the answer cites them as [n] (`sources[n-1]`). " +
+      "The model is the request's `llmConfig`, else the namespace's hosting's, else the deployment's default (Amazon Bedrock when deployed; none on the offline local stack, which answers 422 naming `llmConfig`). " +
+      "With `stream: true` (the default) the answer is the AI SDK's UI message stream (`text/event-stream`, header `x-vercel-ai-ui-message-stream: v1`): `start`, one `source-url` or `source-document` per source, `data-sources` (the numbered sources), `text-start`, `text-delta`s as the model produces them, `text-end` (with the [n] citations), `finish`, then `[DONE]`; a failure after the answer began is an `error` part. " +
+      "A model that refuses the configuration is a 422; a busy or unreachable one a 429 with `Retry-After`.",
+    successHeaders: {
+      "x-chat-model": { description: "The model that answered, as `<provider>:<model>`, e.g. `bedrock:us.amazon.nova-lite-v1:0`.", schema: { type: "string" } },
+      "x-rerank": { description: "As for search: `reranked`, `unavailable` or `failed`, when the request asked for reranking.", schema: { type: "string", enum: ["reranked", "unavailable", "failed"] } },
+    },
+  },
   "GET /openapi.json": {
     operationId: "getOpenApiDocument",
     summary: "This OpenAPI document",
@@ -244,5 +265,13 @@ export const OPERATIONS: Record<string, OperationDoc> = {
     success: { status: 200, data: "HostedHit", list: true },
     description:
       "Hybrid search over the namespace's records without a tenant, with the hosting's `topK` and `rerankConfig`. 403 when search is disabled, or the page is protected and the request carries no valid session cookie; 429 (with `Retry-After`) past 30 searches a minute per visitor or 600 per page.",
+  },
+  "POST /hosted/{slug}/chat": {
+    operationId: "chatHostedPage",
+    summary: "The chat tab of a hosted page, streamed (no key)",
+    tag: "Hosted pages",
+    success: { status: 200, raw: "text/event-stream" },
+    description:
+      "Answers the conversation's last question from the namespace's records without a tenant, retrieved as the search tab does, with the hosting's `systemPrompt` and `llmConfig` (else the deployment's default model), as the AI SDK's UI message stream (see `chat`). 403 for a protected page without a valid session cookie; 422 naming `llmConfig` when no model is configured; 429 (with `Retry-After`) past 10 questions a minute per visitor or 120 per page.",
   },
 };

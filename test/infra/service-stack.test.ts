@@ -144,6 +144,23 @@ describe("API routes", () => {
     }
   });
 
+  it("streams the responses of the chat routes (Lambda response streaming, past the 29-second limit) and buffers every other", () => {
+    const { template } = dev();
+    const paths = resourcePaths(template);
+    for (const method of Object.values(template.findResources("AWS::ApiGateway::Method"))) {
+      const route = ROUTES.find((candidate) => candidate.method === method.Properties.HttpMethod && candidate.path === paths.get(method.Properties.ResourceId.Ref))!;
+      const integration = method.Properties.Integration;
+      if (route.fn.streams) {
+        expect(integration.ResponseTransferMode, route.path).toBe("STREAM");
+        expect(JSON.stringify(integration.Uri)).toContain("/response-streaming-invocations");
+        expect(integration.TimeoutInMillis).toBe(route.fn.timeoutSeconds! * 1000);
+      } else {
+        expect(integration.ResponseTransferMode ?? "BUFFERED", route.path).toBe("BUFFERED");
+      }
+    }
+    expect(ROUTES.filter((route) => route.fn.streams).map((route) => route.path)).toEqual(["/v1/namespace/{namespaceId}/chat", "/hosted/{slug}/chat"]);
+  });
+
   it("shares one function among the routes of an entry", () => {
     const { template, stack } = dev();
     const methods = Object.values(template.findResources("AWS::ApiGateway::Method"));
@@ -445,7 +462,22 @@ describe("least privilege", () => {
       expect(models.map((resource) => /foundation-model\/([^"]+)/.exec(resource)?.[1])).toEqual(["amazon.rerank-v1:0", "cohere.rerank-v3-5:0"]);
       expect(environmentOf(built, fn).DEFAULT_RERANKER, id).toBe("BEDROCK");
     }
-    expect(subjects(built.stack).filter((subject) => subject.access.reranks).map((subject) => subject.id)).toEqual(["Search", "HostedSearch"]);
+    expect(subjects(built.stack).filter((subject) => subject.access.reranks).map((subject) => subject.id)).toEqual(["Search", "Chat", "HostedSearch", "HostedChat"]);
+  });
+
+  it("lets only the chat functions stream from Bedrock models and inference profiles, with Bedrock as the default model", () => {
+    const built = dev();
+    for (const { id, fn, access } of subjects(built.stack)) {
+      const { statements, actions } = grantsOf(built, fn);
+      expect(actions.has("bedrock:InvokeModelWithResponseStream"), id).toBe(access.chats === true);
+      if (access.chats !== true) continue;
+      const resources = JSON.stringify(statements.filter((statement) => [statement.Action].flat().includes("bedrock:InvokeModelWithResponseStream")).map((statement) => statement.Resource));
+      expect(resources).toContain(":bedrock:*::foundation-model/*");
+      expect(resources).toMatch(/:inference-profile\/\*/);
+      expect(environmentOf(built, fn).DEFAULT_LLM, id).toBe("BEDROCK");
+      expect(environmentOf(built, fn).DEFAULT_CHAT_MODEL, id).toBeUndefined();
+    }
+    expect(subjects(built.stack).filter((subject) => subject.access.chats).map((subject) => subject.id)).toEqual(["Chat", "HostedChat"]);
   });
 
   it("scopes vector access to the service's vector bucket and its indexes", () => {
@@ -708,6 +740,19 @@ describe("hosted-page sign-in e-mail", () => {
         expect(JSON.stringify(statements.map((statement) => statement.Resource))).toContain(":identity/no-reply@pages.example.com");
       }
       expect(environmentOf(withSender, signInFunction(stack))).toMatchObject({ EMAIL_BACKEND: "ses", EMAIL_SENDER: "no-reply@pages.example.com" });
+    } finally {
+      removeOutdir(outdir);
+    }
+  });
+
+  it("with -c chatModel, tells the chat functions which Bedrock model answers by default", () => {
+    const { app, outdir } = buildApp({ context: { chatModel: "eu.amazon.nova-pro-v1:0" } });
+    try {
+      const stack = new ServiceStack(app, "KnowledgeIngestionService-dev", { config: configFromContext(app) });
+      const withModel = { stage: "dev" as const, template: Template.fromStack(stack), stack, outdir };
+      for (const { id, fn, access } of subjects(stack)) {
+        expect(environmentOf(withModel, fn).DEFAULT_CHAT_MODEL, id).toBe(access.chats ? "eu.amazon.nova-pro-v1:0" : undefined);
+      }
     } finally {
       removeOutdir(outdir);
     }

@@ -64,6 +64,9 @@ export const CORE_MAY_READ = [
   "functions/shared/extraction/registry.ts",
   "functions/shared/embedding/registry.ts",
   "functions/shared/reranking/registry.ts",
+  "functions/shared/llm/registry.ts",
+  // The chat port's vocabulary (messages, deltas, its error type): no I/O, and the prompt is built from it.
+  "functions/shared/llm/types.ts",
 ];
 
 const OUTSIDE_FUNCTIONS = ["lib/", "local/", "scripts/", "bench/", "test/"];

@@ -4,6 +4,7 @@ import { httpHandler } from "../../shared/http/handler.ts";
 import { hostedPageHeaders, renderHostedPage, renderSignInPage } from "../../shared/http/hosted-page.ts";
 import { sessionCookieOf } from "../../shared/http/hosted-request.ts";
 import { isAdmitted, publishedPage } from "../../shared/workflows/hosted.ts";
+import { pageCanChat } from "../../shared/workflows/hosted-chat.ts";
 
 /**
  * A namespace's hosted page, public: read fresh on every request, so a deleted or moved page is gone
@@ -12,6 +13,6 @@ import { isAdmitted, publishedPage } from "../../shared/workflows/hosted.ts";
 export const handler = httpHandler({ public: true, path: hostedSlugPath }, async ({ path, event }) => {
   const page = await publishedPage(path.slug);
   const nonce = randomBytes(16).toString("base64");
-  const html = (await isAdmitted(page, sessionCookieOf(event))) ? renderHostedPage(page.hosting, nonce) : renderSignInPage(page.hosting, nonce);
+  const html = (await isAdmitted(page, sessionCookieOf(event))) ? renderHostedPage(page.hosting, nonce, { canChat: pageCanChat(page.hosting) }) : renderSignInPage(page.hosting, nonce);
   return { status: 200, data: null, raw: html, headers: hostedPageHeaders(nonce) };
 });

@@ -1,4 +1,5 @@
 import * as z from "../platform/zod.ts";
+import { conversationInput } from "./chat.ts";
 import { hostingSlug } from "./hosting.ts";
 import type { MetadataValue } from "./metadata-filter.ts";
 
@@ -9,6 +10,11 @@ import type { MetadataValue } from "./metadata-filter.ts";
  */
 export const hostedSearchBody = z.object({
   query: z.string().check(z.trim(), z.minLength(1), z.maxLength(1000)),
+});
+
+/** A visitor's conversation with the chat tab: shorter than callers may send, since anyone can. */
+export const hostedChatBody = z.object({
+  messages: conversationInput({ messages: 20, messageLength: 4000 }),
 });
 
 export const hostedSlugPath = z.object({ slug: hostingSlug });

@@ -1,4 +1,6 @@
 import * as z from "../platform/zod.ts";
+import { llmConfigInput, type LlmConfig } from "./llm-config.ts";
+import { withMaskedKey } from "./secrets.ts";
 
 export const RERANK_MODELS = [
   "cohere:rerank-v4.0-pro",
@@ -105,6 +107,8 @@ export const updateHostingBody = z.object({
   rerankModel: z.optional(z.enum(RERANK_MODELS)),
   rerankLimit: z.optional(z.number().check(z.int(), z.gte(1), z.lte(100))),
   llmModel: z.optional(z.enum(LLM_MODELS)),
+  /** The chat model of the page (domain/llm-config.ts); null returns it to the deployment's default. */
+  llmConfig: z.optional(z.nullable(llmConfigInput)),
   topK: z.optional(z.number().check(z.int(), z.gte(1), z.lte(100))),
 });
 
@@ -125,7 +129,8 @@ export interface HostingRecord {
   citationMetadataPath: string | null;
   searchEnabled: boolean;
   rerankConfig: { model: string; limit: number };
-  llmConfig: { model: string };
+  /** An agentset model name alone (served by the deployment's default model), or a provider configuration. */
+  llmConfig: StoredLlmConfig;
   topK: number;
   protected: boolean;
   allowedEmails: string[];
@@ -133,6 +138,8 @@ export interface HostingRecord {
   createdAt: string;
   updatedAt: string;
 }
+
+export type StoredLlmConfig = { model: string } | LlmConfig;
 
 export const HOSTING_FIELDS = [
   "namespaceId",
@@ -186,7 +193,7 @@ export function newHosting(namespace: { id: string; name: string; slug: string }
 
 /** Applies a validated patch. An empty string prompt means "use the platform default", stored as null. */
 export function applyHostingPatch(current: HostingRecord, patch: HostingPatch, now: string): HostingRecord {
-  const { rerankModel, rerankLimit, llmModel, systemPrompt, ...plain } = patch;
+  const { rerankModel, rerankLimit, llmModel, llmConfig, systemPrompt, ...plain } = patch;
   const next: HostingRecord = { ...current };
   for (const [key, value] of Object.entries(plain)) {
     if (value !== undefined) (next as unknown as Record<string, unknown>)[key] = value;
@@ -195,13 +202,26 @@ export function applyHostingPatch(current: HostingRecord, patch: HostingPatch, n
   if (rerankModel !== undefined || rerankLimit !== undefined) {
     next.rerankConfig = { model: rerankModel ?? current.rerankConfig.model, limit: rerankLimit ?? current.rerankConfig.limit };
   }
-  if (llmModel !== undefined) next.llmConfig = { model: llmModel };
+  if (llmConfig !== undefined) next.llmConfig = llmConfig ?? DEFAULT_LLM_CONFIG;
+  if (llmModel !== undefined) next.llmConfig = withAgentsetModel(next.llmConfig, llmModel);
   next.updatedAt = now;
   return next;
 }
 
+/**
+ * An agentset `llmModel` (`openai:gpt-5-mini`) names the model of an OpenAI-compatible endpoint
+ * the page already uses; otherwise it is kept as a name only, and the deployment's default answers
+ * (this deployment hosts no OpenAI models of its own). README "Chat".
+ */
+function withAgentsetModel(current: StoredLlmConfig, llmModel: string): StoredLlmConfig {
+  if ("provider" in current && current.provider === "OPENAI_COMPATIBLE") return { ...current, model: llmModel.replace(/^openai:/, "") };
+  return { model: llmModel };
+}
+
+/** The hosting as callers see it: every field, the chat model's key masked. */
 export function hostingToWire(record: HostingRecord): HostingRecord {
   const wire = {} as Record<string, unknown>;
   for (const field of HOSTING_FIELDS) wire[field] = record[field];
+  wire.llmConfig = withMaskedKey(record.llmConfig as StoredLlmConfig & { apiKey?: string });
   return wire as unknown as HostingRecord;
 }

@@ -7,7 +7,7 @@ import {
   type EmbeddingProviderId,
   modelsOf,
 } from "../embedding/registry.ts";
-import { maskSecret } from "./secrets.ts";
+import { withMaskedKey } from "./secrets.ts";
 import { modelsInRegion, RERANKING_PROVIDER_IDS, RERANKING_PROVIDERS, type RerankingConfig } from "../reranking/registry.ts";
 import { config } from "../platform/env.ts";
 
@@ -98,8 +98,6 @@ export function defaultEmbeddingConfig(provider: string): EmbeddingConfig {
 
 /** The namespace as callers see it: provider credentials masked, never echoed. */
 export function namespaceToWire(record: NamespaceRecord) {
-  const masked = <T extends { apiKey?: unknown }>(settings: T): T =>
-    typeof settings.apiKey === "string" ? { ...settings, apiKey: maskSecret(settings.apiKey) } : { ...settings };
   return {
     id: record.id,
     name: record.name,
@@ -107,8 +105,8 @@ export function namespaceToWire(record: NamespaceRecord) {
     organizationId: record.organizationId,
     createdAt: record.createdAt,
     status: record.status,
-    embeddingConfig: masked(record.embeddingConfig as EmbeddingConfig & { apiKey?: string }),
+    embeddingConfig: withMaskedKey(record.embeddingConfig as EmbeddingConfig & { apiKey?: string }),
     vectorStoreConfig: record.vectorStoreConfig,
-    ...(record.rerankingConfig ? { rerankingConfig: masked(record.rerankingConfig) } : {}),
+    ...(record.rerankingConfig ? { rerankingConfig: withMaskedKey(record.rerankingConfig) } : {}),
   };
 }

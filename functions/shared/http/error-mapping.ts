@@ -27,7 +27,11 @@ const CODE_OF_REFUSAL: Record<Refusal, ErrorCode> = {
   not_found: "not_found",
   conflict: "conflict",
   unprocessable: "unprocessable_entity",
+  busy: "rate_limit_exceeded",
 };
+
+/** How long a caller refused as `busy` is asked to wait. */
+const BUSY_RETRY_AFTER_SECONDS = "5";
 
 export interface ErrorReply {
   status: number;
@@ -39,7 +43,7 @@ export interface ErrorReply {
 export function errorReply(error: unknown): ErrorReply {
   if (isDomainError(error)) {
     const code = CODE_OF_REFUSAL[error.refusal];
-    return { status: ERROR_STATUS[code], code, message: error.message, headers: {} };
+    return { status: ERROR_STATUS[code], code, message: error.message, headers: error.refusal === "busy" ? { "retry-after": BUSY_RETRY_AFTER_SECONDS } : {} };
   }
   if (error instanceof HttpError) return { status: ERROR_STATUS[error.code], code: error.code, message: error.message, headers: error.headers };
   logger.error("unhandled error", error as Error);

@@ -1,3 +1,4 @@
+import { Readable } from "node:stream";
 import middy from "@middy/core";
 import { injectLambdaContext } from "@aws-lambda-powertools/logger/middleware";
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from "aws-lambda";
@@ -22,6 +23,8 @@ export interface Reply {
   headers?: Record<string, string>;
   /** A body sent as is instead of the success envelope (the OpenAPI document, the reference page); `headers` name its type. */
   raw?: string;
+  /** A body written as it is produced (handlers built with `stream: true` only); `headers` name its type. */
+  stream?: AsyncIterable<string>;
 }
 
 export const ok = (data: unknown, extra?: Record<string, unknown>): Reply => ({ status: 200, data, extra });
@@ -46,6 +49,11 @@ export interface HandlerSpec<P extends Schema | undefined, Q extends Schema | un
   namespace?: NamespaceAccess;
   /** Served without the authorizer (the OpenAPI document and reference page): no organization is known. */
   public?: boolean;
+  /**
+   * Lambda response streaming (the route's integration streams, lib/routes.ts `streams`): the reply
+   * may carry a `stream`, written as it is produced. Errors before it starts are the usual envelope.
+   */
+  stream?: boolean;
 }
 
 export interface HttpRequest<P, Q, B> {
@@ -96,12 +104,23 @@ export function httpHandler<
     return {
       statusCode: reply.status,
       headers: { "content-type": JSON_CONTENT_TYPE, "cache-control": "no-store", ...reply.headers },
-      body: reply.raw ?? JSON.stringify({ success: true, data: reply.data, ...reply.extra }),
+      body: reply.stream && spec.stream ? (Readable.from(reply.stream) as unknown as string) : (reply.raw ?? JSON.stringify({ success: true, data: reply.data, ...reply.extra })),
     };
   };
-  const handler = middy(core).use(injectLambdaContext(logger, { resetKeys: true })).use(errorEnvelopeMiddleware());
+  const contract = { contract: spec as HandlerSpec<Schema | undefined, Schema | undefined, Schema | undefined> };
+  if (spec.stream && !lambdaRuntimeStreams()) {
+    // Imported outside Lambda (the OpenAPI build, cdk synth): only the contract is read.
+    const unavailable = () => Promise.reject(new Error("response streaming needs the Lambda runtime (or the local stack's)"));
+    return Object.assign(unavailable, contract);
+  }
+  const handler = middy(core, { streamifyResponse: spec.stream === true }).use(injectLambdaContext(logger, { resetKeys: true })).use(errorEnvelopeMiddleware());
   // The request schemas travel with the handler: the OpenAPI document (lib/openapi/) reads them from here.
-  return Object.assign(handler, { contract: spec as HandlerSpec<Schema | undefined, Schema | undefined, Schema | undefined> });
+  return Object.assign(handler, contract);
+}
+
+/** Lambda's Node.js runtime (and the local gateway, local/response-streaming.ts) provide `awslambda.streamifyResponse`. */
+function lambdaRuntimeStreams(): boolean {
+  return typeof (globalThis as { awslambda?: { streamifyResponse?: unknown } }).awslambda?.streamifyResponse === "function";
 }
 
 /** Maps anything a handler throws to the envelope; unexpected errors are logged and hidden. */

@@ -50,13 +50,20 @@ button:focus-visible,input:focus-visible,a:focus-visible{outline:3px solid #0b57
 form{display:flex;gap:.5rem;align-items:flex-end}
 .field{flex:1}
 label{display:block;font-weight:600;margin-bottom:.25rem}
-input[type=search],input[type=email]{width:100%;box-sizing:border-box;font:inherit;padding:.4rem;border:1px solid #5a5a5a;border-radius:4px}
+input[type=search],input[type=email],input[type=text]{width:100%;box-sizing:border-box;font:inherit;padding:.4rem;border:1px solid #5a5a5a;border-radius:4px}
 button[type=submit],.example{font:inherit;padding:.4rem .8rem;border:1px solid #1a1a1a;background:#f2f2f2;color:#1a1a1a;border-radius:4px;cursor:pointer}
 .examples{list-style:none;padding:0;display:flex;flex-wrap:wrap;gap:.5rem}
 ol.results{padding-left:1.25rem}
 ol.results li{margin:1rem 0}
 .hit-meta{color:#4a4a4a;font-size:.875rem}
 a{color:#0b57d0}
+.chat-log{display:flex;flex-direction:column;gap:.75rem;margin:1rem 0}
+.turn{padding:.5rem .75rem;border-radius:6px}
+.question{align-self:flex-end;background:#e8eefc}
+.answer{background:#f4f4f4}
+.answer p{margin:.25rem 0}
+ol.sources{font-size:.875rem;padding-left:1.25rem}
+.error{color:#a50e0e}
 `;
 
 const SCRIPT = `
@@ -130,7 +137,145 @@ const SCRIPT = `
 })();
 `;
 
-export function renderHostedPage(hosting: HostingRecord, nonce: string): string {
+// The chat tab reads the answer as the AI SDK's UI message stream (http/ui-message-stream.ts) and
+// shows each text delta as it arrives; [n] in the answer links to the source it names.
+const CHAT_SCRIPT = `
+(() => {
+  const form = document.getElementById('chat-form');
+  if (!form) return;
+  const input = document.getElementById('chat-question');
+  const button = form.querySelector('button[type=submit]');
+  const log = document.getElementById('chat-log');
+  const status = document.getElementById('chat-status');
+  const endpoint = location.pathname.replace(/\\/+$/, '') + '/chat';
+  const history = [];
+  let turn = 0;
+  const isWeb = (value) => typeof value === 'string' && /^https?:\\/\\//.test(value);
+  const renderAnswer = (element, text, sources, prefix) => {
+    element.replaceChildren();
+    let last = 0;
+    for (const match of text.matchAll(/\\[(\\d{1,3})\\]/g)) {
+      const source = sources[Number(match[1]) - 1];
+      if (!source) continue;
+      element.append(text.slice(last, match.index));
+      const link = document.createElement('a');
+      link.href = '#' + prefix + source.index;
+      link.textContent = match[0];
+      link.setAttribute('aria-label', 'Source ' + source.index + (source.documentName ? ': ' + source.documentName : ''));
+      element.append(link);
+      last = match.index + match[0].length;
+    }
+    element.append(text.slice(last));
+  };
+  const renderSources = (container, sources, prefix) => {
+    if (sources.length === 0) return;
+    const list = document.createElement('ol');
+    list.className = 'sources';
+    for (const source of sources) {
+      const item = document.createElement('li');
+      item.id = prefix + source.index;
+      item.tabIndex = -1;
+      const title = document.createElement('span');
+      title.textContent = source.documentName || 'Source ' + source.index;
+      item.append(title);
+      if (source.citation) {
+        item.append(' · ');
+        if (isWeb(source.citation)) {
+          const link = document.createElement('a');
+          link.href = source.citation;
+          link.rel = 'noopener noreferrer';
+          link.textContent = source.citation;
+          item.append(link);
+        } else {
+          item.append(source.citation);
+        }
+      }
+      const details = document.createElement('details');
+      const summary = document.createElement('summary');
+      summary.textContent = 'Passage';
+      const text = document.createElement('p');
+      text.textContent = source.text;
+      details.append(summary, text);
+      item.append(details);
+      list.append(item);
+    }
+    const heading = document.createElement('p');
+    heading.className = 'hit-meta';
+    heading.textContent = 'Sources';
+    container.append(heading, list);
+  };
+  const ask = async () => {
+    const question = input.value.trim();
+    if (!question) return;
+    turn += 1;
+    const prefix = 'answer-' + turn + '-source-';
+    const asked = document.createElement('div');
+    asked.className = 'turn question';
+    asked.textContent = question;
+    const answered = document.createElement('div');
+    answered.className = 'turn answer';
+    const answerText = document.createElement('p');
+    answered.append(answerText);
+    log.append(asked, answered);
+    input.value = '';
+    button.disabled = true;
+    status.textContent = 'Answering…';
+    history.push({ role: 'user', content: question });
+    let text = '';
+    let sources = [];
+    let failure = null;
+    try {
+      const response = await fetch(endpoint, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ messages: history }) });
+      if (!response.ok || !response.body) {
+        const body = await response.json().catch(() => null);
+        failure = body && body.error ? body.error.message : 'The answer failed.';
+      } else {
+        const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
+        let buffered = '';
+        for (;;) {
+          const { value, done } = await reader.read();
+          if (done) break;
+          buffered += value;
+          let end;
+          while ((end = buffered.indexOf('\\n\\n')) !== -1) {
+            const line = buffered.slice(0, end);
+            buffered = buffered.slice(end + 2);
+            if (!line.startsWith('data: ')) continue;
+            const data = line.slice(6);
+            if (data === '[DONE]') continue;
+            const part = JSON.parse(data);
+            if (part.type === 'data-sources') sources = part.data;
+            else if (part.type === 'text-delta') { text += part.delta; renderAnswer(answerText, text, sources, prefix); }
+            else if (part.type === 'error') failure = part.errorText;
+          }
+        }
+      }
+    } catch {
+      failure = 'The answer failed. Try again.';
+    }
+    renderAnswer(answerText, text, sources, prefix);
+    if (failure) {
+      const note = document.createElement('p');
+      note.className = 'error';
+      note.textContent = failure;
+      answered.append(note);
+      history.pop();
+    } else {
+      history.push({ role: 'assistant', content: text });
+      renderSources(answered, sources, prefix);
+    }
+    status.textContent = failure ? 'The answer failed.' : 'Answered.';
+    button.disabled = false;
+    input.focus();
+  };
+  form.addEventListener('submit', (event) => { event.preventDefault(); ask(); });
+  for (const example of document.querySelectorAll('.example[data-target=chat]')) {
+    example.addEventListener('click', () => { input.value = example.textContent; ask(); });
+  }
+})();
+`;
+
+export function renderHostedPage(hosting: HostingRecord, nonce: string, options: { canChat: boolean }): string {
   const title = hosting.title ?? hosting.slug;
   const description = hosting.ogDescription ?? hosting.welcomeMessage;
   const searchPanel = hosting.searchEnabled
@@ -143,8 +288,16 @@ ${examples("Try searching for", "search", hosting.exampleSearchQueries)}
 <p id="search-status" role="status" aria-live="polite"></p>
 <ol id="search-results" class="results"></ol>`
     : `<p>Search is not enabled on this page.</p>`;
-  // Chat needs a language model; none can be reached from this deployment yet (README, "Hosted pages").
-  const chatPanel = `<p>Chat is not available on this page: no language model is configured for it.</p>
+  const chatPanel = options.canChat
+    ? `<div id="chat-log" class="chat-log" aria-live="polite"></div>
+<form id="chat-form">
+  <div class="field"><label for="chat-question">Ask ${escapeHtml(title)} a question</label>
+  <input id="chat-question" type="text" name="question" maxlength="4000" autocomplete="off" required></div>
+  <button type="submit">Ask</button>
+</form>
+${examples("Questions you could ask", "chat", hosting.exampleQuestions)}
+<p id="chat-status" class="hit-meta" role="status"></p>`
+    : `<p>Chat is not available on this page: no language model is configured for it (its owner can set one in the hosting's llmConfig).</p>
 ${examples("Questions you could ask", "chat", hosting.exampleQuestions)}`;
   return pageDocument({
     nonce,
@@ -164,7 +317,7 @@ ${examples("Questions you could ask", "chat", hosting.exampleQuestions)}`;
 </div>
 <section id="panel-search" role="tabpanel" aria-labelledby="tab-search">${searchPanel}</section>
 <section id="panel-chat" role="tabpanel" aria-labelledby="tab-chat" hidden>${chatPanel}</section>`,
-    script: SCRIPT,
+    script: SCRIPT + CHAT_SCRIPT,
   });
 }
 

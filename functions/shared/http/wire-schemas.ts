@@ -1,4 +1,5 @@
 import * as z from "../platform/zod.ts";
+import { LLM_PROVIDER_IDS } from "../llm/registry.ts";
 import { EMBEDDING_PROVIDER_IDS } from "../embedding/registry.ts";
 import { RERANKING_PROVIDER_IDS } from "../reranking/registry.ts";
 import { ERROR_STATUS } from "./envelope.ts";
@@ -96,7 +97,13 @@ export const hostingWire = z.strictObject({
   citationMetadataPath: z.nullable(z.string()),
   searchEnabled: z.boolean(),
   rerankConfig: z.strictObject({ model: z.string(), limit: z.number().check(z.int()) }),
-  llmConfig: z.strictObject({ model: z.string() }),
+  // An agentset model name alone, or our provider configuration (domain/llm-config.ts), key masked.
+  llmConfig: z.strictObject({
+    model: z.optional(z.string()),
+    provider: z.optional(z.enum(LLM_PROVIDER_IDS)),
+    baseUrl: z.optional(z.string()),
+    apiKey: z.optional(z.string()),
+  }),
   topK: z.number().check(z.int()),
   protected: z.boolean(),
   allowedEmails: z.array(z.string()),
@@ -120,6 +127,24 @@ export const searchResultWire = z.strictObject({
   rerankScore: z.optional(z.number()),
   text: z.string(),
   metadata: z.optional(z.record(z.string(), metadataValue)),
+});
+
+export const chatSourceWire = z.strictObject({
+  index: z.number().check(z.int()),
+  id: z.string(),
+  documentName: z.nullable(z.string()),
+  citation: z.nullable(z.string()),
+  text: z.string(),
+  score: z.number(),
+  rerankScore: z.optional(z.number()),
+});
+
+export const chatAnswerWire = z.strictObject({
+  text: z.string(),
+  finishReason: z.enum(["stop", "length", "content-filter", "error", "other"]),
+  usage: z.optional(z.strictObject({ inputTokens: z.number().check(z.int()), outputTokens: z.number().check(z.int()) })),
+  model: z.string(),
+  sources: z.array(chatSourceWire),
 });
 
 export const hostedHitWire = z.strictObject({

@@ -1,30 +1,15 @@
-import { countRequest, type RateLimit } from "../db/rate-limits.ts";
 import { forbidden } from "../domain/errors.ts";
 import { citationAt, type HostedHit } from "../domain/hosted-page.ts";
-import { RERANK_MODELS } from "../domain/hosting.ts";
+import { type HostingRecord, RERANK_MODELS } from "../domain/hosting.ts";
 import type { SearchRequest } from "../domain/search.ts";
 import type { PublishedPage } from "./hosted.ts";
 import { rerankResults } from "./rerank.ts";
 import { search } from "./search.ts";
 
-/** Per visitor (source address) and per page, each minute; see README "Hosted pages". */
-export const HOSTED_LIMITS = { perVisitorPerMinute: 30, perPagePerMinute: 600 };
-
-/** Counts a visitor's request; the refusal says which limit and for how long. */
-export function countVisit(slug: string, visitor: string): ReturnType<typeof countRequest> {
-  const limits: RateLimit[] = [
-    { name: `hosted:${slug}:visitor:${visitor}`, limit: HOSTED_LIMITS.perVisitorPerMinute, windowSeconds: 60 },
-    { name: `hosted:${slug}`, limit: HOSTED_LIMITS.perPagePerMinute, windowSeconds: 60 },
-  ];
-  return countRequest(limits);
-}
-
-/** The search tab: hybrid retrieval over untenanted records with the hosting's topK, reranked with its rerankConfig. */
-export async function searchPublishedPage(page: PublishedPage, query: string): Promise<HostedHit[]> {
-  const { hosting, namespace } = page;
-  if (!hosting.searchEnabled) throw forbidden("Search is not enabled on this page.");
+/** How a page retrieves, for its search tab and its chat alike: hybrid, the hosting's topK, reranked with its rerankConfig. */
+export function pageRetrieval(hosting: HostingRecord, query: string): SearchRequest {
   const model = (RERANK_MODELS as readonly string[]).includes(hosting.rerankConfig.model) ? (hosting.rerankConfig.model as SearchRequest["rerankModel"]) : undefined;
-  const request: SearchRequest = {
+  return {
     query,
     topK: hosting.topK,
     includeMetadata: true,
@@ -33,6 +18,13 @@ export async function searchPublishedPage(page: PublishedPage, query: string): P
     rerankLimit: Math.min(hosting.rerankConfig.limit, hosting.topK),
     ...(model ? { rerankModel: model } : {}),
   };
+}
+
+/** The search tab, over untenanted records only. */
+export async function searchPublishedPage(page: PublishedPage, query: string): Promise<HostedHit[]> {
+  const { hosting, namespace } = page;
+  if (!hosting.searchEnabled) throw forbidden("Search is not enabled on this page.");
+  const request = pageRetrieval(hosting, query);
   const { results } = await rerankResults(namespace, request, await search(namespace, null, request));
   return results.map((result) => ({
     id: result.id,

@@ -23,6 +23,26 @@ export interface PublishedPage {
 }
 
 const SESSION_SECRET = "hosted-page-sessions";
+/**
+ * Requests per visitor (source address) and per page, each minute; see README "Hosted pages".
+ * Chat answers cost model tokens, so they are held tighter than searches.
+ */
+export const HOSTED_LIMITS = {
+  search: { perVisitorPerMinute: 30, perPagePerMinute: 600 },
+  chat: { perVisitorPerMinute: 10, perPagePerMinute: 120 },
+} as const;
+
+/** Counts a visitor's search or chat; the refusal says for how long. */
+export function countVisit(slug: string, visitor: string, use: keyof typeof HOSTED_LIMITS): ReturnType<typeof countRequest> {
+  // Search keeps the counter names it had before chat existed.
+  const name = use === "search" ? `hosted:${slug}` : `hosted-${use}:${slug}`;
+  const limits = HOSTED_LIMITS[use];
+  return countRequest([
+    { name: `${name}:visitor:${visitor}`, limit: limits.perVisitorPerMinute, windowSeconds: 60 },
+    { name, limit: limits.perPagePerMinute, windowSeconds: 60 },
+  ]);
+}
+
 /** Sign-in links a visitor may ask for, and one address may receive, per window. */
 const SIGN_IN_LIMITS = { perVisitorPerMinute: 5, perAddressPerTenMinutes: 3 };
 

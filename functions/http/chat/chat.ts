@@ -1,0 +1,20 @@
+import { chatBody } from "../../shared/domain/chat.ts";
+import { namespacePath } from "../../shared/domain/params.ts";
+import { httpHandler, ok } from "../../shared/http/handler.ts";
+import { UI_MESSAGE_STREAM_HEADERS, uiMessageStream } from "../../shared/http/ui-message-stream.ts";
+import { answerCaller, wholeAnswer } from "../../shared/workflows/chat.ts";
+
+/**
+ * A retrieval-augmented answer over one partition (the `x-tenant-id` tenant, or records without a
+ * tenant), streamed as the AI SDK's UI message stream, or with `stream: false` as one JSON answer.
+ */
+export const handler = httpHandler(
+  { path: namespacePath, tenant: true, namespace: "active", body: chatBody, stream: true },
+  async ({ namespace, tenantId, body }) => {
+    const answer = await answerCaller(namespace, tenantId, body);
+    const headers = { "x-chat-model": answer.model, ...(answer.rerank ? { "x-rerank": answer.rerank.status } : {}) };
+    if (body.stream) return { status: 200, data: null, stream: uiMessageStream(answer, namespace.id), headers: { ...UI_MESSAGE_STREAM_HEADERS, ...headers } };
+    const whole = await wholeAnswer(answer, namespace.id);
+    return { ...ok({ ...whole, model: answer.model, sources: answer.sources }), headers };
+  },
+);

@@ -1,0 +1,89 @@
+import { randomUUID } from "node:crypto";
+import { type ChatSource, citedMarkers } from "../domain/chat.ts";
+import { ChatError } from "../llm/types.ts";
+import { logger } from "../platform/logger.ts";
+import type { StartedAnswer } from "../workflows/chat.ts";
+
+/**
+ * A chat answer as the AI SDK's UI message stream (v1): server-sent events, one JSON part each,
+ * ending with `[DONE]`. It is what the service this interface comes from emits, so `useChat` and
+ * the SDK's `readUIMessageStream` read it unchanged. The sources come first (`source-url` when the
+ * citation is a web address, `source-document` otherwise, and all of them in `data-sources` with
+ * their numbers and text), then the text as the model produces it; `text-end` carries the [n]
+ * citations found in it.
+ */
+export const UI_MESSAGE_STREAM_HEADERS: Record<string, string> = {
+  "content-type": "text/event-stream; charset=utf-8",
+  "cache-control": "no-store",
+  "x-vercel-ai-ui-message-stream": "v1",
+  "x-accel-buffering": "no",
+};
+
+const TEXT_ID = "text-1";
+
+function event(part: Record<string, unknown>): string {
+  return `data: ${JSON.stringify(part)}\n\n`;
+}
+
+function isWebAddress(value: string | null): value is string {
+  return value !== null && /^https?:\/\//i.test(value);
+}
+
+function sourcePart(source: ChatSource): Record<string, unknown> {
+  const title = source.documentName ?? `Source ${source.index}`;
+  return isWebAddress(source.citation)
+    ? { type: "source-url", sourceId: source.id, url: source.citation, title }
+    : { type: "source-document", sourceId: source.id, mediaType: "text/plain", title, ...(source.documentName ? { filename: source.documentName } : {}) };
+}
+
+function citationOf(source: ChatSource) {
+  const title = source.documentName ?? `Source ${source.index}`;
+  return isWebAddress(source.citation)
+    ? { type: "source", sourceType: "url", id: source.id, url: source.citation, title }
+    : { type: "source", sourceType: "document", id: source.id, mediaType: "text/plain", title };
+}
+
+export async function* uiMessageStream(answer: StartedAnswer, namespaceId: string): AsyncGenerator<string> {
+  let finished = false;
+  try {
+    yield event({ type: "start", messageId: `msg_${randomUUID()}`, messageMetadata: { model: answer.model, ...(answer.rerank ? { rerank: answer.rerank.status } : {}) } });
+    yield event({ type: "start-step" });
+    for (const source of answer.sources) yield event(sourcePart(source));
+    yield event({ type: "data-sources", data: answer.sources });
+    yield event({ type: "text-start", id: TEXT_ID });
+    let text = "";
+    let finishReason = "other";
+    try {
+      for await (const delta of answer.deltas) {
+        if (delta.type === "text") {
+          text += delta.text;
+          yield event({ type: "text-delta", id: TEXT_ID, delta: delta.text });
+        } else {
+          finishReason = delta.reason;
+        }
+      }
+    } catch (error) {
+      // The answer has begun: the failure can only be told in the stream.
+      const message = error instanceof ChatError ? error.message : "The answer was interrupted.";
+      if (error instanceof ChatError) logger.warn("the language model failed part-way", { namespaceId, model: answer.model, error: error.message });
+      else logger.info("the answer stopped early (the client left, or the stream closed)", { namespaceId, model: answer.model, error: String(error) });
+      yield event({ type: "error", errorText: message });
+      finished = true;
+      yield "data: [DONE]\n\n";
+      return;
+    }
+    const citations = citedMarkers(text, answer.sources.length).map((marker) => ({
+      source: citationOf(answer.sources[marker.index - 1]!),
+      startIndex: marker.start,
+      endIndex: marker.end,
+    }));
+    yield event({ type: "text-end", id: TEXT_ID, ...(citations.length > 0 ? { citations } : {}) });
+    yield event({ type: "finish-step" });
+    yield event({ type: "finish", finishReason });
+    finished = true;
+    yield "data: [DONE]\n\n";
+  } finally {
+    // The client went away before the end: stop paying for tokens nobody reads.
+    if (!finished) answer.abort();
+  }
+}

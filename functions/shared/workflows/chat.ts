@@ -1,0 +1,152 @@
+import { type ChatRequest, type ChatSource, conversationOf, numberSources, promptMessages } from "../domain/chat.ts";
+import { getHosting } from "../db/hosting.ts";
+import { busy, unprocessable } from "../domain/errors.ts";
+import { citationAt } from "../domain/hosted-page.ts";
+import { chooseChatModel, isLlmConfig, type LlmConfig } from "../domain/llm-config.ts";
+import type { NamespaceRecord } from "../domain/namespace.ts";
+import type { SearchRequest } from "../domain/search.ts";
+import { chatModelFor } from "../llm/registry.ts";
+import { ChatError, type ChatDelta, type ChatMessage, type FinishReason } from "../llm/types.ts";
+import { config } from "../platform/env.ts";
+import { logger } from "../platform/logger.ts";
+import { type RerankOutcome, rerankResults } from "./rerank.ts";
+import { search } from "./search.ts";
+
+/**
+ * A retrieval-augmented answer, single-shot: the latest question is searched once (hybrid by
+ * default, reranked), the best chunks are numbered and given to the model with the prompt, and the
+ * model answers citing them as [n]. Single-shot rather than agentic (the model calling search
+ * tools) because it costs one retrieval and one model call per question, bounded and predictable,
+ * and works with any chat model, including small local ones without tool calling.
+ */
+export interface ChatInput {
+  conversation: ChatMessage[];
+  /** Search settings; `query` is replaced by the latest question. */
+  retrieval: SearchRequest;
+  systemPrompt?: string | null;
+  llmConfig?: LlmConfig;
+  /** The hosting's citation path: each source's citation is the chunk metadata's value there. */
+  citationMetadataPath?: string | null;
+  maxOutputTokens?: number;
+  temperature?: number;
+}
+
+export interface StartedAnswer {
+  sources: ChatSource[];
+  /** `provider:model`, as `x-rerank-model` names rerankers. */
+  model: string;
+  rerank: RerankOutcome | null;
+  /** The model's answer; its first delta has already arrived, so a failure to start was thrown instead. */
+  deltas: AsyncIterable<ChatDelta>;
+  /** Ends the model's request early (the client went away). */
+  abort(): void;
+}
+
+const DEFAULT_MAX_OUTPUT_TOKENS = 1024;
+
+/**
+ * A caller's chat (`POST /v1/namespace/{id}/chat`): the request's model and prompt, else the
+ * namespace's hosting's (so an owner configures a key once), else the deployment's default.
+ */
+export async function answerCaller(namespace: NamespaceRecord, tenantId: string | null, request: ChatRequest): Promise<StartedAnswer> {
+  const hosting = request.llmConfig && request.systemPrompt !== undefined ? null : await getHosting(namespace.id);
+  const hostedModel = hosting && isLlmConfig(hosting.llmConfig) ? hosting.llmConfig : undefined;
+  const llmConfig = request.llmConfig ?? hostedModel;
+  const conversation = conversationOf(request);
+  return startAnswer(namespace, tenantId, {
+    conversation,
+    retrieval: {
+      query: "",
+      topK: request.topK,
+      mode: request.mode,
+      rerank: request.rerank,
+      includeMetadata: true,
+      ...(request.minScore !== undefined ? { minScore: request.minScore } : {}),
+      ...(request.filter !== undefined ? { filter: request.filter } : {}),
+      ...(request.rerankLimit !== undefined ? { rerankLimit: request.rerankLimit } : {}),
+      ...(request.rerankModel !== undefined ? { rerankModel: request.rerankModel } : {}),
+    },
+    systemPrompt: request.systemPrompt ?? hosting?.systemPrompt ?? null,
+    ...(llmConfig ? { llmConfig } : {}),
+    citationMetadataPath: hosting?.citationMetadataPath ?? null,
+    ...(request.maxOutputTokens !== undefined ? { maxOutputTokens: request.maxOutputTokens } : {}),
+    ...(request.temperature !== undefined ? { temperature: request.temperature } : {}),
+  });
+}
+
+/**
+ * Retrieves, prompts and starts the model. Everything that can be refused is refused here, before
+ * a response has begun: no model configured (422 naming `llmConfig`), a model that rejects the
+ * configuration (422) or is busy or unreachable (429, try again).
+ */
+export async function startAnswer(namespace: NamespaceRecord, tenantId: string | null, input: ChatInput): Promise<StartedAnswer> {
+  const choice = chooseChatModel(input.llmConfig, { defaultLlm: config.defaultLlm(), region: config.awsRegion(), defaultChatModel: config.defaultChatModel() });
+  if (!choice) {
+    throw unprocessable("llmConfig: no language model is configured for chat here; set llmConfig (Amazon Bedrock or an OpenAI-compatible endpoint) on the hosting or in the request.");
+  }
+  const question = input.conversation.at(-1)?.content.trim() ?? "";
+  const retrieval: SearchRequest = { ...input.retrieval, query: question.slice(0, 10_000), includeMetadata: true };
+  const { results, outcome } = await rerankResults(namespace, retrieval, await search(namespace, tenantId, retrieval));
+  const sources = numberSources(
+    results.map((result) => ({
+      id: result.id,
+      documentName: typeof result.metadata?.filename === "string" ? result.metadata.filename : null,
+      citation: citationAt(result.metadata, input.citationMetadataPath ?? null),
+      text: result.text,
+      score: result.score,
+      ...(result.rerankScore !== undefined ? { rerankScore: result.rerankScore } : {}),
+    })),
+  );
+  const model = await chatModelFor(choice);
+  const controller = new AbortController();
+  const stream = model.stream(promptMessages(input.systemPrompt, sources, input.conversation), {
+    maxOutputTokens: input.maxOutputTokens ?? DEFAULT_MAX_OUTPUT_TOKENS,
+    ...(input.temperature !== undefined ? { temperature: input.temperature } : {}),
+    signal: controller.signal,
+  });
+  const label = `${choice.provider.toLowerCase()}:${choice.model}`;
+  const iterator = stream[Symbol.asyncIterator]();
+  let first: IteratorResult<ChatDelta>;
+  try {
+    first = await iterator.next();
+  } catch (error) {
+    throw refusalOf(error, label, namespace.id);
+  }
+  return { sources, model: label, rerank: outcome, deltas: resumed(first, iterator), abort: () => controller.abort() };
+}
+
+async function* resumed(first: IteratorResult<ChatDelta>, rest: AsyncIterator<ChatDelta>): AsyncGenerator<ChatDelta> {
+  if (first.done) return;
+  yield first.value;
+  for (let next = await rest.next(); !next.done; next = await rest.next()) yield next.value;
+}
+
+/** A model that failed before answering: the owner's configuration (422) or a passing condition (429). */
+function refusalOf(error: unknown, model: string, namespaceId: string): Error {
+  if (!(error instanceof ChatError)) return error as Error;
+  logger.warn("the language model did not answer", { namespaceId, model, error: error.message, status: error.options.status });
+  if (error.options.retryable) {
+    return busy(`The language model (${model}) is busy or unreachable: ${error.message}. Try again shortly.`);
+  }
+  return unprocessable(`llmConfig: the language model (${model}) refused the request: ${error.message}`);
+}
+
+export interface WholeAnswer {
+  text: string;
+  finishReason: FinishReason;
+  usage?: { inputTokens: number; outputTokens: number };
+}
+
+/** Collects a started answer; a failure part-way is refused like a failure to start (the answer would be cut short). */
+export async function wholeAnswer(answer: StartedAnswer, namespaceId: string): Promise<WholeAnswer> {
+  let text = "";
+  try {
+    for await (const delta of answer.deltas) {
+      if (delta.type === "text") text += delta.text;
+      else return { text, finishReason: delta.reason, ...(delta.usage ? { usage: delta.usage } : {}) };
+    }
+  } catch (error) {
+    throw refusalOf(error, answer.model, namespaceId);
+  }
+  return { text, finishReason: "other" };
+}
