@@ -55,8 +55,8 @@ export function synthesizedGrants(): GrantsByFunction {
         if (symbol === "bucket") return text.includes("/*") ? "bucket/*" : "bucket";
         return symbol;
       }
-      const model = /foundation-model\/([^"]+)"/.exec(text);
-      if (model) return `foundation-model/${model[1]}`;
+      const model = /(foundation-model|inference-profile)\/([^"]+)"/.exec(text);
+      if (model) return `${model[1]}/${model[2]}`;
       return typeof resource === "string" ? resource : text;
     };
     const functions = [
@@ -120,8 +120,18 @@ export function needsOf(call: SdkCall, names: LocalNames): Need[] {
     case "SQSClient":
       return [{ action: `sqs:${call.command === "SendMessageBatch" ? "SendMessage" : call.command}`, resource: queue(input.QueueUrl) }];
     // Foundation models are checked by model id; vector-bucket ARNs are built from tokens in the template, so only the action is.
-    case "BedrockRuntimeClient":
-      return [{ action: `bedrock:${call.command}`, resource: `foundation-model/${String(input.modelId)}` }];
+    // Converse and ConverseStream are authorised as the InvokeModel actions; an inference profile id
+    // (a geography prefix such as `us.`) names a profile, which then runs its foundation model.
+    case "BedrockRuntimeClient": {
+      const action = { Converse: "InvokeModel", ConverseStream: "InvokeModelWithResponseStream" }[call.command as string] ?? call.command;
+      const modelId = String(input.modelId);
+      const profile = /^(?:us|eu|apac|us-gov|jp|au|ca|global)\.(.+)$/.exec(modelId);
+      if (!profile) return [{ action: `bedrock:${action}`, resource: `foundation-model/${modelId}` }];
+      return [
+        { action: `bedrock:${action}`, resource: `inference-profile/${modelId}` },
+        { action: `bedrock:${action}`, resource: `foundation-model/${profile[1]}` },
+      ];
+    }
     // Rerank is authorised twice: the action itself, and InvokeModel on the model it runs.
     case "BedrockAgentRuntimeClient": {
       const modelArn = String((input.rerankingConfiguration as { bedrockRerankingConfiguration: { modelConfiguration: { modelArn: string } } }).bedrockRerankingConfiguration.modelConfiguration.modelArn);

@@ -1,6 +1,6 @@
 import type { LookupAddress } from "node:dns";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
-import { chatModelFor } from "../../functions/shared/llm/registry.ts";
+import { chatModelFor } from "../../functions/shared/llm/index.ts";
 import { ChatError, type ChatDelta, type ChatMessage, type ChatOptions } from "../../functions/shared/llm/types.ts";
 import { startBedrockRuntimeStub, type BedrockRuntimeStub } from "../support/bedrock-runtime.ts";
 import { roughTokens, sourceQuotingAnswer, startOpenAiChatServer, textDeltas, type OpenAiChatServer } from "../support/openai-chat-server.ts";

@@ -75,11 +75,3 @@ const NOVA_LITE_PROFILES: Readonly<Record<string, readonly string[]>> = {
 export function defaultBedrockChatModel(region: string): string | undefined {
   return Object.entries(NOVA_LITE_PROFILES).find(([, regions]) => regions.includes(region))?.[0];
 }
-
-/** The chat model of a configuration; the provider's module is loaded on first use. */
-export async function chatModelFor(settings: ChatModelSettings & { provider: LlmProviderId }): Promise<ChatModel> {
-  // One template, so the bundler includes every providers/*.ts in the functions that chat, and only there.
-  const provider = (await import(`./providers/${LLM_PROVIDERS[settings.provider].module}.ts`)) as LlmProviderModule;
-  const { provider: _id, ...rest } = settings;
-  return provider.createChatModel(rest);
-}

@@ -5,7 +5,7 @@ import { citationAt } from "../domain/hosted-page.ts";
 import { chooseChatModel, isLlmConfig, type LlmConfig } from "../domain/llm-config.ts";
 import type { NamespaceRecord } from "../domain/namespace.ts";
 import type { SearchRequest } from "../domain/search.ts";
-import { chatModelFor } from "../llm/registry.ts";
+import { chatModelFor } from "../llm/index.ts";
 import { ChatError, type ChatDelta, type ChatMessage, type FinishReason } from "../llm/types.ts";
 import { config } from "../platform/env.ts";
 import { logger } from "../platform/logger.ts";
