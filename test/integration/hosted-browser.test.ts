@@ -4,6 +4,7 @@ import { type Browser, chromium } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ingestAndWait, newNamespace } from "../support/ingestion.ts";
 import { useLocalStack } from "../support/local-stack.ts";
+import { type OpenAiChatServer, startOpenAiChatServer } from "../support/openai-chat-server.ts";
 
 /**
  * The hosted page in a real browser: Debian's Chromium, driven by Playwright. `.ci/run` installs the
@@ -17,16 +18,59 @@ if (!available) console.warn(`hosted-browser.test.ts skipped: no ${CHROMIUM} (ap
 const OUTPUT = fileURLToPath(new URL("../../test-results/", import.meta.url));
 const api = useLocalStack();
 let browser: Browser;
+let model: OpenAiChatServer;
 
 beforeAll(async () => {
   if (!available) return;
+  // Slow enough that a page which waited for the whole answer would show it all at once.
+  model = await startOpenAiChatServer({ deltaDelayMs: 60 });
   browser = await chromium.launch({
     executablePath: CHROMIUM,
     // This machine has no network: without these Chromium keeps trying Google's services.
     args: ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"],
   });
 });
-afterAll(async () => browser?.close());
+afterAll(async () => {
+  await browser?.close();
+  await model?.close();
+});
+
+/** The little of the DOM the contrast check uses (the tests compile without the DOM library). */
+interface PageNode {
+  parentElement: PageNode | null;
+}
+interface PageGlobals {
+  document: { querySelector(selector: string): PageNode | null };
+  getComputedStyle(node: PageNode): { color: string; backgroundColor: string };
+}
+
+/** WCAG 2 contrast ratio of each element's text against the first opaque background behind it; runs in the page. */
+function contrastRatios(selectors: string[]): Record<string, number> {
+  const { document, getComputedStyle } = globalThis as unknown as PageGlobals;
+  const channels = (color: string) => (color.match(/[\d.]+/g) ?? []).map(Number);
+  const luminance = (color: string) => {
+    const [r = 0, g = 0, b = 0] = channels(color).map((value) => {
+      const c = value / 255;
+      return c <= 0.03928 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4;
+    });
+    return 0.2126 * r + 0.7152 * g + 0.0722 * b;
+  };
+  const background = (element: PageNode | null): string => {
+    for (let node = element; node; node = node.parentElement) {
+      const color = getComputedStyle(node).backgroundColor;
+      if ((channels(color)[3] ?? 1) > 0) return color;
+    }
+    return "rgb(255, 255, 255)";
+  };
+  const ratios: Record<string, number> = {};
+  for (const selector of selectors) {
+    const element = document.querySelector(selector);
+    if (!element) continue;
+    const [light, dark] = [luminance(getComputedStyle(element).color), luminance(background(element))].sort((a, b) => b - a);
+    ratios[selector] = (light! + 0.05) / (dark! + 0.05);
+  }
+  return ratios;
+}
 
 describe.runIf(available)("the hosted page in headless Chromium", () => {
   it("searches from the keyboard, shows hits with their document and citation, and breaks no CSP rule", async () => {
@@ -72,6 +116,77 @@ describe.runIf(available)("the hosted page in headless Chromium", () => {
     mkdirSync(OUTPUT, { recursive: true });
     await page.screenshot({ path: `${OUTPUT}hosted-page.png`, fullPage: true });
     expect(existsSync(`${OUTPUT}hosted-page.png`)).toBe(true);
+    expect(problems).toEqual([]);
+  });
+
+  it("streams a chat answer into the page as it is written, with [n] links to the cited passages, in readable contrast", async () => {
+    const ns = await newNamespace(api);
+    await ingestAndWait(ns, { type: "TEXT", text: "Orders placed before 2 pm leave the Leeds warehouse the same day.", fileName: "dispatch.md" }, {
+      metadata: { url: "https://help.example.com/dispatch" },
+    });
+    expect((await ns.call("POST", "/hosting")).status).toBe(201);
+    const hosting = await ns.call("PATCH", "/hosting", {
+      body: {
+        protected: false,
+        title: "Acme desk",
+        citationMetadataPath: "url",
+        exampleQuestions: ["When do orders ship?"],
+        llmConfig: { provider: "OPENAI_COMPATIBLE", baseUrl: model.baseUrl, model: "desk-1" },
+      },
+    });
+    const slug: string = hosting.body.data.slug;
+
+    const page = await browser.newPage();
+    const problems: string[] = [];
+    page.on("console", (message) => {
+      if (message.type() === "error") problems.push(message.text());
+    });
+    page.on("pageerror", (error) => problems.push(error.message));
+    await page.goto(`${api.stack().baseUrl}/hosted/${slug}`);
+
+    // Keyboard only: to the Chat tab with the arrow key, then the labelled question field.
+    await page.getByRole("tab", { name: "Search" }).focus();
+    await page.keyboard.press("ArrowRight");
+    const question = page.getByLabel("Ask Acme desk a question");
+    await question.focus();
+    await page.keyboard.type("When do orders placed in the morning ship?");
+    await page.keyboard.press("Enter");
+
+    // Seen part-way: some of the answer is on the page while the model is still writing.
+    const answer = page.locator(".turn.answer p").first();
+    const seen: string[] = [];
+    const deadline = Date.now() + 15_000;
+    while (Date.now() < deadline && (await page.locator("#chat-status").innerText()) !== "Answered.") {
+      const text = await answer.innerText();
+      if (text !== "" && seen.at(-1) !== text) seen.push(text);
+      await page.waitForTimeout(20);
+    }
+    expect(await page.locator("#chat-status").innerText()).toBe("Answered.");
+    const final = await answer.innerText();
+    expect(final).toContain("[1]");
+    expect(seen.length, `snapshots: ${JSON.stringify(seen)}`).toBeGreaterThan(2);
+    expect(seen[0]!.length).toBeLessThan(final.length);
+
+    // [1] links to the passage it cites, listed under the answer with its document and citation link.
+    const citation = answer.getByRole("link", { name: /Source 1/ });
+    expect(await citation.getAttribute("href")).toBe("#answer-1-source-1");
+    const source = page.locator("#answer-1-source-1");
+    expect(await source.innerText()).toContain("dispatch.md");
+    expect(await source.getByRole("link").getAttribute("href")).toBe("https://help.example.com/dispatch");
+    await citation.click();
+    await source.locator("summary").click();
+    expect(await source.innerText()).toContain("leave the Leeds warehouse the same day");
+
+    const request = model.requests.at(-1)!;
+    expect(JSON.stringify(request.body.messages)).toContain("leave the Leeds warehouse the same day");
+
+    const ratios = await page.evaluate(contrastRatios, ["body", "label", ".hit-meta", "a", "[role=tab][aria-selected=true]", "[role=tab][aria-selected=false]", ".turn.question", ".turn.answer", "button[type=submit]"]);
+    for (const [selector, ratio] of Object.entries(ratios)) expect(ratio, `${selector} contrast`).toBeGreaterThanOrEqual(4.5);
+    expect(Object.keys(ratios).length).toBeGreaterThan(6);
+
+    mkdirSync(OUTPUT, { recursive: true });
+    await page.screenshot({ path: `${OUTPUT}hosted-chat.png`, fullPage: true });
+    expect(existsSync(`${OUTPUT}hosted-chat.png`)).toBe(true);
     expect(problems).toEqual([]);
   });
 
