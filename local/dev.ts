@@ -58,6 +58,8 @@ async function main(): Promise<void> {
       `  API key:   ${key}   (organization "local")`,
       `  API docs:  ${stack.baseUrl}/docs   (OpenAPI: ${stack.baseUrl}/openapi.json)`,
       `  Hosted:    ${stack.baseUrl}/hosted/<slug>   (a namespace's page once hosting is enabled and protected is false)`,
+      "  Chat:      POST /v1/namespace/<id>/chat and the pages' chat tab answer with the model an llmConfig names",
+      "             (offline there is no default: e.g. an OpenAI-compatible server on this machine, such as Ollama)",
       `  Data:      ${persist ? `${dataRoot}/store (persisted)` : "in memory (PERSIST=1 to keep it)"}`,
       "",
       `  curl -H "Authorization: Bearer ${key}" ${stack.baseUrl}/v1/namespace`,

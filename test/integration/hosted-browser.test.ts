@@ -35,6 +35,18 @@ afterAll(async () => {
   await model?.close();
 });
 
+/** A hosted page in a new tab, with every console error and uncaught exception it produces. */
+async function openHostedPage(slug: string) {
+  const page = await browser.newPage();
+  const problems: string[] = [];
+  page.on("console", (message) => {
+    if (message.type() === "error") problems.push(message.text());
+  });
+  page.on("pageerror", (error) => problems.push(error.message));
+  await page.goto(`${api.stack().baseUrl}/hosted/${slug}`);
+  return { page, problems };
+}
+
 /** The little of the DOM the contrast check uses (the tests compile without the DOM library). */
 interface PageNode {
   parentElement: PageNode | null;
@@ -84,13 +96,7 @@ describe.runIf(available)("the hosted page in headless Chromium", () => {
     });
     const slug: string = hosting.body.data.slug;
 
-    const page = await browser.newPage();
-    const problems: string[] = [];
-    page.on("console", (message) => {
-      if (message.type() === "error") problems.push(message.text());
-    });
-    page.on("pageerror", (error) => problems.push(error.message));
-    await page.goto(`${api.stack().baseUrl}/hosted/${slug}`);
+    const { page, problems } = await openHostedPage(slug);
     expect(await page.title()).toBe("Acme help");
     await expect(page.getByRole("heading", { name: "Acme help" }).isVisible()).resolves.toBe(true);
 
@@ -136,13 +142,7 @@ describe.runIf(available)("the hosted page in headless Chromium", () => {
     });
     const slug: string = hosting.body.data.slug;
 
-    const page = await browser.newPage();
-    const problems: string[] = [];
-    page.on("console", (message) => {
-      if (message.type() === "error") problems.push(message.text());
-    });
-    page.on("pageerror", (error) => problems.push(error.message));
-    await page.goto(`${api.stack().baseUrl}/hosted/${slug}`);
+    const { page, problems } = await openHostedPage(slug);
 
     // Keyboard only: to the Chat tab with the arrow key, then the labelled question field.
     await page.getByRole("tab", { name: "Search" }).focus();

@@ -66,6 +66,18 @@ ol.sources{font-size:.875rem;padding-left:1.25rem}
 .error{color:#a50e0e}
 `;
 
+// Shared by both tabs' scripts: a citation is shown as a link when it is a web address, else as text.
+const CITATION_SCRIPT = `
+const citationNode = (citation) => {
+  if (!/^https?:\\/\\//.test(citation)) return document.createTextNode(citation);
+  const link = document.createElement('a');
+  link.href = citation;
+  link.rel = 'noopener noreferrer';
+  link.textContent = citation;
+  return link;
+};
+`;
+
 const SCRIPT = `
 (() => {
   const tabs = [...document.querySelectorAll('[role=tab]')];
@@ -111,18 +123,7 @@ const SCRIPT = `
         info.className = 'hit-meta';
         const score = hit.rerankScore !== undefined ? 'relevance ' + hit.rerankScore.toFixed(3) : 'score ' + hit.score.toFixed(3);
         info.textContent = [hit.documentName, score].filter(Boolean).join(' · ');
-        if (hit.citation) {
-          info.append(' · ');
-          if (/^https?:\\/\\//.test(hit.citation)) {
-            const link = document.createElement('a');
-            link.href = hit.citation;
-            link.rel = 'noopener noreferrer';
-            link.textContent = hit.citation;
-            info.append(link);
-          } else {
-            info.append(hit.citation);
-          }
-        }
+        if (hit.citation) info.append(' · ', citationNode(hit.citation));
         item.append(text, info);
         list.append(item);
       }
@@ -150,7 +151,6 @@ const CHAT_SCRIPT = `
   const endpoint = location.pathname.replace(/\\/+$/, '') + '/chat';
   const history = [];
   let turn = 0;
-  const isWeb = (value) => typeof value === 'string' && /^https?:\\/\\//.test(value);
   const renderAnswer = (element, text, sources, prefix) => {
     element.replaceChildren();
     let last = 0;
@@ -178,18 +178,7 @@ const CHAT_SCRIPT = `
       const title = document.createElement('span');
       title.textContent = source.documentName || 'Source ' + source.index;
       item.append(title);
-      if (source.citation) {
-        item.append(' · ');
-        if (isWeb(source.citation)) {
-          const link = document.createElement('a');
-          link.href = source.citation;
-          link.rel = 'noopener noreferrer';
-          link.textContent = source.citation;
-          item.append(link);
-        } else {
-          item.append(source.citation);
-        }
-      }
+      if (source.citation) item.append(' · ', citationNode(source.citation));
       const details = document.createElement('details');
       const summary = document.createElement('summary');
       summary.textContent = 'Passage';
@@ -317,7 +306,7 @@ ${examples("Questions you could ask", "chat", hosting.exampleQuestions)}`;
 </div>
 <section id="panel-search" role="tabpanel" aria-labelledby="tab-search">${searchPanel}</section>
 <section id="panel-chat" role="tabpanel" aria-labelledby="tab-chat" hidden>${chatPanel}</section>`,
-    script: SCRIPT + CHAT_SCRIPT,
+    script: `(() => {${CITATION_SCRIPT}${SCRIPT}${CHAT_SCRIPT}})();`,
   });
 }
 

@@ -63,6 +63,11 @@ async function errorDetail(response: Response, apiKey: string): Promise<string> 
   } catch {
     return "";
   }
+  return providerErrorDetail(raw, apiKey);
+}
+
+/** A provider's own explanation in an error body (`error.message` and its variants), scrubbed of anything key-shaped. */
+export function providerErrorDetail(raw: string, apiKey: string): string {
   let detail = raw;
   try {
     const parsed: unknown = JSON.parse(raw);

@@ -49,7 +49,8 @@ const DEFAULT_MAX_OUTPUT_TOKENS = 1024;
  * namespace's hosting's (so an owner configures a key once), else the deployment's default.
  */
 export async function answerCaller(namespace: NamespaceRecord, tenantId: string | null, request: ChatRequest): Promise<StartedAnswer> {
-  const hosting = request.llmConfig && request.systemPrompt !== undefined ? null : await getHosting(namespace.id);
+  // Also for its citation path, so one read even when the request names model and prompt.
+  const hosting = await getHosting(namespace.id);
   const hostedModel = hosting && isLlmConfig(hosting.llmConfig) ? hosting.llmConfig : undefined;
   const llmConfig = request.llmConfig ?? hostedModel;
   const conversation = conversationOf(request);

@@ -5,7 +5,7 @@ import { createParser } from "eventsource-parser";
 import { guardedLookup, refusalReason } from "../../fetch/public-url.ts";
 import { config } from "../../platform/env.ts";
 import { logger } from "../../platform/logger.ts";
-import { backoffMs, isRecord, retryAfterMs, scrub, trimSlash } from "../../platform/provider-http.ts";
+import { backoffMs, isRecord, providerErrorDetail, retryAfterMs, scrub, trimSlash } from "../../platform/provider-http.ts";
 import type { ChatModelSettings } from "../registry.ts";
 import { ChatError, type ChatDelta, type ChatMessage, type ChatModel, type ChatOptions, type FinishReason } from "../types.ts";
 
@@ -222,30 +222,12 @@ async function statusError(endpoint: Endpoint, response: IncomingMessage): Promi
     return new AttemptError(`${label} rejected the API key (HTTP ${status})`, false, { status });
   }
   const delayMs = retryAfterMs(headersOf(response));
-  const detail = errorDetail(await readBody(endpoint, response, MAX_ERROR_BODY_BYTES).catch(() => ""), endpoint.apiKey);
+  const detail = providerErrorDetail(await readBody(endpoint, response, MAX_ERROR_BODY_BYTES).catch(() => ""), endpoint.apiKey);
   const suffix = detail ? `: ${detail}` : "";
   if (status === 429) return new AttemptError(`${label} rate limit exceeded (HTTP 429)${suffix}`, true, { status, delayMs });
   if (isRetryableStatus(status)) return new AttemptError(`${label} failed with HTTP ${status}${suffix}`, true, { status, delayMs });
   if (status === 404) return new AttemptError(`${label} did not find the model ${model} (HTTP 404)${suffix}`, false, { status });
   return new AttemptError(`${label} refused the request (HTTP ${status})${suffix}`, false, { status });
-}
-
-/** The provider's own explanation (`error.message` and its variants), scrubbed of anything key-shaped. */
-function errorDetail(raw: string, apiKey: string): string {
-  let detail = raw;
-  try {
-    const parsed: unknown = JSON.parse(raw);
-    if (isRecord(parsed)) {
-      const error = parsed.error;
-      if (isRecord(error) && typeof error.message === "string") detail = error.message;
-      else if (typeof error === "string") detail = error;
-      else if (typeof parsed.message === "string") detail = parsed.message;
-      else if (typeof parsed.detail === "string") detail = parsed.detail;
-    }
-  } catch {
-    // Not JSON (a proxy's HTML page, say): the text, scrubbed and shortened.
-  }
-  return scrub(detail, apiKey);
 }
 
 async function readBody(endpoint: Endpoint, response: IncomingMessage, maxBytes: number): Promise<string> {
@@ -326,7 +308,7 @@ function parseEvent(endpoint: Endpoint, data: string): Record<string, unknown> {
 
 /** An `{"error": {...}}` event: what went wrong after the headers said 200. */
 function streamedError(endpoint: Endpoint, error: unknown): AttemptError {
-  const detail = errorDetail(JSON.stringify({ error }), endpoint.apiKey);
+  const detail = providerErrorDetail(JSON.stringify({ error }), endpoint.apiKey);
   const kind = isRecord(error) ? `${String(error.type ?? "")} ${String(error.code ?? "")}` : "";
   const retryable = /server_error|overloaded|rate_limit|timeout|\b(?:429|5\d\d)\b/i.test(kind);
   return new AttemptError(`${endpoint.label} reported an error during the answer${detail ? `: ${detail}` : ""}`, retryable);
