@@ -208,6 +208,8 @@ const CHAT_SCRIPT = `
     log.append(asked, answered);
     input.value = '';
     button.disabled = true;
+    // Screen readers read the answer once it is complete, not once per streamed piece.
+    log.setAttribute('aria-busy', 'true');
     status.textContent = 'Answering…';
     history.push({ role: 'user', content: question });
     let text = '';
@@ -253,6 +255,7 @@ const CHAT_SCRIPT = `
       history.push({ role: 'assistant', content: text });
       renderSources(answered, sources, prefix);
     }
+    log.setAttribute('aria-busy', 'false');
     status.textContent = failure ? 'The answer failed.' : 'Answered.';
     button.disabled = false;
     input.focus();

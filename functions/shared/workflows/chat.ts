@@ -1,4 +1,4 @@
-import { type ChatRequest, type ChatSource, conversationOf, numberSources, promptMessages } from "../domain/chat.ts";
+import { type ChatRequest, type ChatSource, conversationOf, numberSources, promptMessages, retrievalQuery } from "../domain/chat.ts";
 import { getHosting } from "../db/hosting.ts";
 import { busy, unprocessable } from "../domain/errors.ts";
 import { citationAt } from "../domain/hosted-page.ts";
@@ -13,7 +13,8 @@ import { type RerankOutcome, rerankResults } from "./rerank.ts";
 import { search } from "./search.ts";
 
 /**
- * A retrieval-augmented answer, single-shot: the latest question is searched once (hybrid by
+ * A retrieval-augmented answer, single-shot: the latest question (with the one before, when it is a
+ * short follow-up) is searched once (hybrid by
  * default, reranked), the best chunks are numbered and given to the model with the prompt, and the
  * model answers citing them as [n]. Single-shot rather than agentic (the model calling search
  * tools) because it costs one retrieval and one model call per question, bounded and predictable,
@@ -85,8 +86,7 @@ export async function startAnswer(namespace: NamespaceRecord, tenantId: string |
   if (!choice) {
     throw unprocessable("llmConfig: no language model is configured for chat here; set llmConfig (Amazon Bedrock or an OpenAI-compatible endpoint) on the hosting or in the request.");
   }
-  const question = input.conversation.at(-1)?.content.trim() ?? "";
-  const retrieval: SearchRequest = { ...input.retrieval, query: question.slice(0, 10_000), includeMetadata: true };
+  const retrieval: SearchRequest = { ...input.retrieval, query: retrievalQuery(input.conversation).slice(0, 10_000), includeMetadata: true };
   const { results, outcome } = await rerankResults(namespace, retrieval, await search(namespace, tenantId, retrieval));
   const sources = numberSources(
     results.map((result) => ({

@@ -66,20 +66,28 @@ function endpointOf(settings: ChatModelSettings): Endpoint {
   return { url, label, model: settings.model, apiKey: settings.apiKey ?? "" };
 }
 
-function requestBody(model: string, messages: ChatMessage[], options: ChatOptions): string {
+/**
+ * OpenAI's own API refuses `max_tokens` for its reasoning models and takes `max_completion_tokens`
+ * for all; the servers that copy its protocol (vLLM, Ollama, llama.cpp ...) read `max_tokens`.
+ */
+export function tokenLimitField(url: URL): "max_tokens" | "max_completion_tokens" {
+  return url.hostname.toLowerCase() === "api.openai.com" ? "max_completion_tokens" : "max_tokens";
+}
+
+function requestBody(endpoint: Endpoint, messages: ChatMessage[], options: ChatOptions): string {
   return JSON.stringify({
-    model,
+    model: endpoint.model,
     messages: messages.map(({ role, content }) => ({ role, content })),
     stream: true,
     stream_options: { include_usage: true },
-    ...(options.maxOutputTokens !== undefined ? { max_tokens: options.maxOutputTokens } : {}),
+    ...(options.maxOutputTokens !== undefined ? { [tokenLimitField(endpoint.url)]: options.maxOutputTokens } : {}),
     ...(options.temperature !== undefined ? { temperature: options.temperature } : {}),
   });
 }
 
 async function* streamChat(settings: ChatModelSettings, messages: ChatMessage[], options: ChatOptions): AsyncGenerator<ChatDelta> {
   const endpoint = endpointOf(settings);
-  const body = requestBody(endpoint.model, messages, options);
+  const body = requestBody(endpoint, messages, options);
   for (let attempt = 1; ; attempt++) {
     let produced = false;
     try {
