@@ -231,9 +231,16 @@ export const HTTP_FUNCTIONS: HttpFunctionDefinition[] = [
     public: true,
   },
   {
+    id: "HostedSignInLink",
+    entry: "functions/http/hosted/sign-in-link.ts",
+    routes: [{ method: "GET", path: "/hosted/{slug}/session" }],
+    access: { table: "read" },
+    public: true,
+  },
+  {
     id: "HostedSession",
     entry: "functions/http/hosted/session.ts",
-    routes: [{ method: "GET", path: "/hosted/{slug}/session" }],
+    routes: [{ method: "POST", path: "/hosted/{slug}/session" }],
     access: { table: "readWrite" },
     public: true,
   },

@@ -129,7 +129,9 @@ function operation(route: Route, spec: AnySpec, doc: OperationDoc): Operation {
     tags: [doc.tag],
     ...(isPublic ? { security: [] } : {}),
     ...(params.length > 0 ? { parameters: params } : {}),
-    ...(spec.body ? { requestBody: { required: true, content: { "application/json": { schema: jsonSchemaOf(spec.body, "input") } } } } : {}),
+    ...(spec.body
+      ? { requestBody: { required: true, content: { [spec.bodyFormat === "form" ? "application/x-www-form-urlencoded" : "application/json"]: { schema: jsonSchemaOf(spec.body, "input") } } } }
+      : {}),
     responses,
   };
 }

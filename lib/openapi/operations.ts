@@ -252,12 +252,21 @@ export const OPERATIONS: Record<string, OperationDoc> = {
       "E-mails a one-time link (15 minutes) when the address is in the hosting's `allowedEmails` or on one of its `allowedEmailDomains`; the answer is the same for any address. 429 past 5 requests a minute per visitor or 3 links per address in 10 minutes; 403 when the deployment has no sender.",
   },
   "GET /hosted/{slug}/session": {
+    operationId: "openHostedPageSignInLink",
+    summary: "The e-mailed sign-in link: a page whose button signs in (no key)",
+    tag: "Hosted pages",
+    success: { status: 200, raw: "text/html" },
+    description: "Uses nothing up, so a mail scanner that fetches the link cannot spend it; the button posts the token to the same address.",
+  },
+  "POST /hosted/{slug}/session": {
     operationId: "completeHostedPageSignIn",
-    summary: "The sign-in link: sets the page's session cookie and redirects to the page (no key)",
+    summary: "Sign in with a link's token: sets the page's session cookie and redirects to the page (no key)",
     tag: "Hosted pages",
     success: { status: 303, raw: "text/html" },
-    description: "Uses the token up. The cookie is HttpOnly, SameSite=Lax, Secure over HTTPS, scoped to the page's path, valid 7 days. 400 for a used, expired or foreign link.",
+    description:
+      "A form post (`application/x-www-form-urlencoded`, field `token`). Uses the token up. The cookie is HttpOnly, SameSite=Lax, Secure over HTTPS, scoped to the page's path, valid 7 days. 400 for a used, expired or foreign link; 403 for a post from another origin.",
   },
+
   "POST /hosted/{slug}/search": {
     operationId: "searchHostedPage",
     summary: "The search tab of a hosted page (no key)",

@@ -208,7 +208,8 @@ describe.runIf(available)("the hosted page in headless Chromium", () => {
     const mails = await Promise.all((await readdir(folder)).map(async (file) => JSON.parse(await readFile(`${folder}/${file}`, "utf8"))));
     const link = /http\S+/.exec(mails.find((mail) => mail.to === "lin@staff.example.com")!.text)![0];
     await page.goto(link);
-    expect(page.url()).toBe(`${api.stack().baseUrl}/hosted/${slug}`);
+    await page.getByRole("button", { name: "Sign in" }).click();
+    await page.waitForURL(`${api.stack().baseUrl}/hosted/${slug}`);
     await page.getByText("Internal handbook").waitFor({ timeout: 10_000 });
   });
 });

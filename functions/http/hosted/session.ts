@@ -1,14 +1,21 @@
+import { forbidden } from "../../shared/domain/errors.ts";
 import { sessionQuery } from "../../shared/domain/hosted-access.ts";
 import { hostedSlugPath } from "../../shared/domain/hosted-page.ts";
-import { httpHandler } from "../../shared/http/handler.ts";
+import { headerValue, httpHandler } from "../../shared/http/handler.ts";
 import { escapeHtml } from "../../shared/http/html.ts";
-import { pagePath, sessionCookie } from "../../shared/http/hosted-request.ts";
+import { pagePath, pageUrl, sessionCookie } from "../../shared/http/hosted-request.ts";
 import { completeSignIn, publishedPage } from "../../shared/workflows/hosted.ts";
 
-/** The sign-in link: uses up its token, sets the session cookie and sends the visitor to the page. */
-export const handler = httpHandler({ public: true, path: hostedSlugPath, query: sessionQuery }, async ({ path, query, event }) => {
+/**
+ * Signing in (the button of the e-mailed link's page posts its token here): uses the token up, sets
+ * the session cookie and sends the visitor to the page. A post from another site is refused, so no
+ * one can sign a visitor in under an address of theirs.
+ */
+export const handler = httpHandler({ public: true, path: hostedSlugPath, body: sessionQuery, bodyFormat: "form" }, async ({ path, body, event }) => {
+  const origin = headerValue(event, "origin");
+  if (origin !== undefined && origin !== new URL(pageUrl(event, path.slug)).origin) throw forbidden("Sign in from the page the e-mailed link opens.");
   const page = await publishedPage(path.slug);
-  const session = await completeSignIn(page, query.token);
+  const session = await completeSignIn(page, body.token);
   const target = pagePath(event, path.slug);
   return {
     status: 303,

@@ -40,6 +40,8 @@ export interface HandlerSpec<P extends Schema | undefined, Q extends Schema | un
   query?: Q;
   /** JSON body; invalid JSON is a 400, a schema failure a 422 naming the field. */
   body?: B;
+  /** How the body is encoded: JSON (the API), or an HTML form's `application/x-www-form-urlencoded`. */
+  bodyFormat?: "json" | "form";
   /** Honour `x-tenant-id`. Routes that do not scope by tenant ignore the header. */
   tenant?: boolean;
   /**
@@ -88,7 +90,7 @@ export function httpHandler<
     const namespace = spec.namespace
       ? await loadNamespaceForOrganization(auth.organizationId, String((event.pathParameters ?? {}).namespaceId), spec.namespace)
       : (undefined as unknown as NamespaceRecord);
-    const rawBody = spec.body ? readJsonBody(event) : undefined;
+    const rawBody = spec.body ? (spec.bodyFormat === "form" ? readFormBody(event) : readJsonBody(event)) : undefined;
     const query = spec.query ? parseWith(spec.query, event.queryStringParameters ?? {}, "unprocessable_entity") : undefined;
     const body = spec.body ? parseWith(spec.body, rawBody, "unprocessable_entity") : undefined;
     const reply = await fn({
@@ -164,9 +166,20 @@ function readTenant(event: APIGatewayProxyEvent): string | null {
   return value;
 }
 
+function bodyText(event: APIGatewayProxyEvent): string {
+  if (event.body === null || event.body === undefined) return "";
+  return event.isBase64Encoded ? Buffer.from(event.body, "base64").toString("utf8") : event.body;
+}
+
+/** An HTML form's fields; a field given twice keeps its first value, as a form never sends one twice. */
+function readFormBody(event: APIGatewayProxyEvent): Record<string, string> {
+  const fields: Record<string, string> = {};
+  for (const [name, value] of new URLSearchParams(bodyText(event))) if (!Object.hasOwn(fields, name)) fields[name] = value;
+  return fields;
+}
+
 function readJsonBody(event: APIGatewayProxyEvent): unknown {
-  if (event.body === null || event.body === undefined || event.body === "") return {};
-  const text = event.isBase64Encoded ? Buffer.from(event.body, "base64").toString("utf8") : event.body;
+  const text = bodyText(event);
   if (text.trim() === "") return {};
   try {
     return JSON.parse(text);

@@ -352,7 +352,35 @@ export function renderSignInPage(hosting: HostingRecord, nonce: string): string 
   });
 }
 
-/** The one HTML shell of both pages: head, shared style and the script, both under the response's nonce. */
+/**
+ * What the e-mailed link opens: a button that signs in. Opening the link uses nothing up, so a
+ * mail scanner that fetches every link in a message cannot spend it; the visitor's click (a POST of
+ * the token, same origin only) does. Its referrer policy is `same-origin`, not the pages'
+ * `no-referrer`, because under `no-referrer` browsers send the form's Origin as "null", and the
+ * sign-in checks that the post comes from this origin; the token-bearing URL still never leaves it.
+ */
+export function signInConfirmationHeaders(nonce: string): Record<string, string> {
+  return { ...hostedPageHeaders(nonce), "referrer-policy": "same-origin" };
+}
+
+/** The page of the e-mailed link (see signInConfirmationHeaders). */
+export function renderSignInConfirmation(hosting: HostingRecord, nonce: string, token: string): string {
+  const title = hosting.title ?? hosting.slug;
+  return pageDocument({
+    nonce,
+    title: `Sign in · ${title}`,
+    head: ['<meta name="robots" content="noindex">'],
+    header: `<h1>${escapeHtml(title)}</h1>`,
+    main: `<p>Sign in to ${escapeHtml(title)} in this browser.</p>
+<form method="post">
+  <input type="hidden" name="token" value="${escapeHtml(token)}">
+  <button type="submit">Sign in</button>
+</form>`,
+    script: "",
+  });
+}
+
+/** The one HTML shell of the pages: head, shared style and the script, both under the response's nonce. */
 function pageDocument(parts: { nonce: string; title: string; head: string[]; header: string; main: string; script: string }): string {
   return `<!doctype html>
 <html lang="en">
