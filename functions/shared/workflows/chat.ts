@@ -113,13 +113,42 @@ export async function startAnswer(namespace: NamespaceRecord, tenantId: string |
   } catch (error) {
     throw refusalOf(error, label, namespace.id);
   }
-  return { sources, model: label, rerank: outcome, deltas: resumed(first, iterator), abort: () => controller.abort() };
+  const abort = () => controller.abort();
+  return { sources, model: label, rerank: outcome, deltas: capped(resumed(first, iterator), abort), abort };
 }
 
 async function* resumed(first: IteratorResult<ChatDelta>, rest: AsyncIterator<ChatDelta>): AsyncGenerator<ChatDelta> {
   if (first.done) return;
   yield first.value;
   for (let next = await rest.next(); !next.done; next = await rest.next()) yield next.value;
+}
+
+/**
+ * Characters of one answer: far above what CHAT_LIMITS.maxOutputTokens produce (about four
+ * characters a token), so only an endpoint that ignores the limit reaches it. Past it the answer
+ * ends as `length` and the model's request is stopped, so a misbehaving endpoint cannot fill the
+ * function's memory (a whole answer is held to be returned, and the stream's citations are found in it).
+ */
+export const MAX_ANSWER_CHARACTERS = 65_536;
+
+async function* capped(deltas: AsyncIterable<ChatDelta>, abort: () => void): AsyncGenerator<ChatDelta> {
+  let length = 0;
+  for await (const delta of deltas) {
+    if (delta.type !== "text") {
+      yield delta;
+      continue;
+    }
+    const room = MAX_ANSWER_CHARACTERS - length;
+    length += delta.text.length;
+    if (length <= MAX_ANSWER_CHARACTERS) {
+      yield delta;
+      continue;
+    }
+    if (room > 0) yield { type: "text", text: delta.text.slice(0, room) };
+    abort();
+    yield { type: "finish", reason: "length" };
+    return;
+  }
 }
 
 /** A model that failed before answering: the owner's configuration (422) or a passing condition (429). */
