@@ -38,6 +38,13 @@ export const ESBUILD_ALIAS: Record<string, string> = {
  * evaluated on first use rather than at cold start. Measured in bench/bundles.ts.
  */
 
+/**
+ * Set in every deployed bundle: code that exists only for the local stack (the embedded vector
+ * store) is behind `process.env.KIS_DEPLOYED_BUNDLE === "true"`, which the minifier folds, so the
+ * bundle leaves it out. Unbundled (the local stack, tests) the variable is unset.
+ */
+export const DEPLOYED_BUNDLE_DEFINE: Record<string, string> = { "process.env.KIS_DEPLOYED_BUNDLE": JSON.stringify("true") };
+
 export const ESBUILD_OPTIONS = {
   bundle: true,
   platform: "node",
@@ -55,6 +62,7 @@ export const ESBUILD_OPTIONS = {
   // a bundled, minified ESM SDK imports faster than the runtime's copy.
   external: [] as string[],
   alias: ESBUILD_ALIAS,
+  define: DEPLOYED_BUNDLE_DEFINE,
 } satisfies BuildOptions;
 
 /**
@@ -92,6 +100,7 @@ export function splitBundleArguments(entry: string, outdir: string, external: re
     "--out-extension:.js=.mjs",
     ...[...options.external, ...external].map((module) => `--external:${module}`),
     ...Object.entries(options.alias).map(([module, replacement]) => `--alias:${module}=${replacement}`),
+    ...Object.entries(options.define).map(([name, value]) => `--define:${name}=${value}`),
     "--log-level=warning",
   ];
 }

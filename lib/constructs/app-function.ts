@@ -143,6 +143,7 @@ export class AppFunction extends Construct {
             sourcesContent: ESBUILD_OPTIONS.sourcesContent,
             banner: ESBUILD_OPTIONS.banner.js,
             externalModules: ESBUILD_OPTIONS.external,
+            define: ESBUILD_OPTIONS.define,
             // NodejsFunction has no prop for aliases; each becomes `--alias:<module>=<path>` on the command line.
             esbuildArgs: {
               "--alias": Object.entries(ESBUILD_OPTIONS.alias).map(([module, replacement]) => `${module}=${replacement}`),

@@ -50,7 +50,11 @@ export const VECTOR_STORES = {
     label: "in-process exact search (local stack and tests)",
     iamActions: { count: [], query: [], write: [], read: [], delete: [], list: [] },
     environment: [],
-    load: lazy(() => import("./embedded.ts")),
+    // Deployed bundles leave it out (lib/bundling.ts DEPLOYED_BUNDLE_DEFINE): only the local stack runs it.
+    load:
+      process.env.KIS_DEPLOYED_BUNDLE === "true"
+        ? () => Promise.reject(new Error("the embedded vector store is not part of deployed bundles; set VECTOR_STORE_BACKEND=s3vectors"))
+        : lazy(() => import("./embedded.ts")),
   },
 } as const satisfies Record<string, VectorStoreRow>;
 
