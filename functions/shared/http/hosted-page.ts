@@ -335,12 +335,7 @@ const SIGN_IN_SCRIPT = `
 
 /** What a visitor without a session sees of a protected page: its title, and a way to sign in. */
 export function renderSignInPage(hosting: HostingRecord, nonce: string): string {
-  const title = hosting.title ?? hosting.slug;
-  return pageDocument({
-    nonce,
-    title: `Sign in · ${title}`,
-    head: ['<meta name="robots" content="noindex">'],
-    header: `<h1>${escapeHtml(title)}</h1>`,
+  return signInDocument(hosting, nonce, {
     main: `<p>This page is open to invited people only. Enter your e-mail address and we will send you a link that signs you in.</p>
 <form id="sign-in-form">
   <div class="field"><label for="sign-in-email">E-mail address</label>
@@ -365,19 +360,20 @@ export function signInConfirmationHeaders(nonce: string): Record<string, string>
 
 /** The page of the e-mailed link (see signInConfirmationHeaders). */
 export function renderSignInConfirmation(hosting: HostingRecord, nonce: string, token: string): string {
-  const title = hosting.title ?? hosting.slug;
-  return pageDocument({
-    nonce,
-    title: `Sign in · ${title}`,
-    head: ['<meta name="robots" content="noindex">'],
-    header: `<h1>${escapeHtml(title)}</h1>`,
-    main: `<p>Sign in to ${escapeHtml(title)} in this browser.</p>
+  return signInDocument(hosting, nonce, {
+    main: `<p>Sign in to ${escapeHtml(hosting.title ?? hosting.slug)} in this browser.</p>
 <form method="post">
   <input type="hidden" name="token" value="${escapeHtml(token)}">
   <button type="submit">Sign in</button>
 </form>`,
     script: "",
   });
+}
+
+/** The two sign-in pages: the page's title alone above their form, kept out of search engines. */
+function signInDocument(hosting: HostingRecord, nonce: string, parts: { main: string; script: string }): string {
+  const title = hosting.title ?? hosting.slug;
+  return pageDocument({ nonce, title: `Sign in · ${title}`, head: ['<meta name="robots" content="noindex">'], header: `<h1>${escapeHtml(title)}</h1>`, ...parts });
 }
 
 /** The one HTML shell of the pages: head, shared style and the script, both under the response's nonce. */
