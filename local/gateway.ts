@@ -185,6 +185,11 @@ async function respond(
   // Lambda counts the event as API Gateway serializes it, not the body.
   if (Buffer.byteLength(JSON.stringify(event)) > MAX_LAMBDA_EVENT_BYTES) return sendGatewayError(res, GATEWAY_ERRORS.payloadTooLarge);
   const handler = await loadHandler<ProxyHandler | StreamingHandler>(match.route.fn.entry);
+  // The integration decides, as in API Gateway; a handler that disagrees with it fails there too.
+  if (isStreamingHandler(handler) !== (match.route.fn.streams === true)) {
+    console.error(`${match.route.fn.entry} ${match.route.fn.streams ? "does not stream, but its route streams" : "streams, but its route is buffered"}`);
+    return sendGatewayError(res, GATEWAY_ERRORS.internal);
+  }
   if (isStreamingHandler(handler)) return respondStreaming(res, handler, event, match.route.fn);
   const result = await invoke(handler as ProxyHandler, event, match.route.fn);
   if (!result) return sendGatewayError(res, GATEWAY_ERRORS.internal);

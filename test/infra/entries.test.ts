@@ -25,4 +25,11 @@ describe("function entry modules", () => {
     const module = (await import(url.href)) as Record<string, unknown>;
     expect(typeof module.handler).toBe("function");
   });
+
+  // API Gateway hands a streamed integration's response on as Lambda streams it, and parses a
+  // buffered one as a proxy result: a handler and a route that disagree fail on every request.
+  it.each(HTTP_FUNCTIONS.map((definition) => [definition.id, definition] as const))("%s streams exactly when its route table entry says so", async (_id, definition) => {
+    const module = (await import(new URL(`../../${definition.entry}`, import.meta.url).href)) as { handler: { contract?: { stream?: boolean } } };
+    expect(module.handler.contract?.stream === true).toBe(definition.streams === true);
+  });
 });

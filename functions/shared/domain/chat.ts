@@ -1,8 +1,8 @@
 import * as z from "../platform/zod.ts";
 import type { ChatMessage } from "../llm/types.ts";
 import { llmConfigInput } from "./llm-config.ts";
-import { metadataFilter } from "./metadata-filter.ts";
-import { RERANK_MODELS } from "./hosting.ts";
+import { HOSTING_LIMITS } from "./hosting.ts";
+import { rerankLimitWithinTopK, retrievalFields, searchMode } from "./search.ts";
 
 export const CHAT_LIMITS = {
   messages: 50,
@@ -58,25 +58,18 @@ export const chatBody = z
     messages: z.optional(conversationInput(CHAT_LIMITS)),
     query: z.optional(z.string().check(z.maxLength(CHAT_LIMITS.messageLength), z.refine((query) => query.trim() !== "", "must contain more than whitespace"))),
     stream: z._default(z.boolean(), true),
-    systemPrompt: z.optional(z.string().check(z.maxLength(20_000))),
+    systemPrompt: z.optional(z.string().check(z.maxLength(HOSTING_LIMITS.systemPrompt))),
     llmConfig: z.optional(llmConfigInput),
     maxOutputTokens: z.optional(z.number().check(z.int(), z.gte(1), z.lte(CHAT_LIMITS.maxOutputTokens))),
     temperature: z.optional(z.number().check(z.gte(0), z.lte(2))),
-    topK: z._default(z.number().check(z.int(), z.gte(1), z.lte(100)), 10),
-    minScore: z.optional(z.number().check(z.gte(0), z.lte(1))),
-    filter: z.optional(metadataFilter),
-    mode: z._default(z.enum(["semantic", "keyword", "hybrid"]), "hybrid"),
-    rerank: z._default(z.boolean(), true),
-    rerankLimit: z.optional(z.number().check(z.int(), z.gte(1), z.lte(100))),
-    rerankModel: z.optional(z.enum(RERANK_MODELS)),
+    ...retrievalFields,
+    mode: searchMode("hybrid"),
   })
   .check(
     z.superRefine((value, context) => {
       if (value.messages === undefined && value.query === undefined) context.addIssue({ code: "custom", path: ["messages"], message: "give messages (the conversation) or query (one question)" });
-      if (value.rerankLimit !== undefined && value.rerankLimit > value.topK) {
-        context.addIssue({ code: "custom", path: ["rerankLimit"], message: `must be at most topK (${value.topK})` });
-      }
     }),
+    rerankLimitWithinTopK,
   );
 
 export type ChatRequest = z.output<typeof chatBody>;

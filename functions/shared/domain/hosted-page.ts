@@ -29,6 +29,21 @@ export interface HostedHit {
   citation: string | null;
 }
 
+/** A search result as a page shows it (and chat cites it): its document's name, and the citation at the hosting's path. */
+export function citedHit(
+  result: { id: string; text: string; score: number; rerankScore?: number; metadata?: Record<string, MetadataValue> },
+  citationMetadataPath: string | null,
+): HostedHit {
+  return {
+    id: result.id,
+    text: result.text,
+    score: result.score,
+    ...(result.rerankScore !== undefined ? { rerankScore: result.rerankScore } : {}),
+    documentName: typeof result.metadata?.filename === "string" ? result.metadata.filename : null,
+    citation: citationAt(result.metadata, citationMetadataPath),
+  };
+}
+
 /** The value at a dotted path (`source.url`) of chunk metadata, as text; null when absent or not a scalar. */
 export function citationAt(metadata: Record<string, MetadataValue> | undefined, path: string | null): string | null {
   if (!metadata || !path) return null;

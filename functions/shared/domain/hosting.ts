@@ -1,5 +1,5 @@
 import * as z from "../platform/zod.ts";
-import { llmConfigInput, type LlmConfig } from "./llm-config.ts";
+import { isLlmConfig, llmConfigInput, type LlmConfig } from "./llm-config.ts";
 import { withMaskedKey } from "./secrets.ts";
 
 export const RERANK_MODELS = [
@@ -216,6 +216,11 @@ export function applyHostingPatch(current: HostingRecord, patch: HostingPatch, n
 function withAgentsetModel(current: StoredLlmConfig, llmModel: string): StoredLlmConfig {
   if ("provider" in current && current.provider === "OPENAI_COMPATIBLE") return { ...current, model: llmModel.replace(/^openai:/, "") };
   return { model: llmModel };
+}
+
+/** The hosting's own chat model, when its llmConfig names a provider (an agentset model name alone means the default). */
+export function hostingChatModel(hosting: Pick<HostingRecord, "llmConfig">): LlmConfig | undefined {
+  return isLlmConfig(hosting.llmConfig) ? hosting.llmConfig : undefined;
 }
 
 /** The hosting as callers see it: every field, the chat model's key masked. */

@@ -1,4 +1,5 @@
 import * as z from "../platform/zod.ts";
+import { config } from "../platform/env.ts";
 import { defaultBedrockChatModel, LLM_PROVIDER_IDS, LLM_PROVIDERS, type LlmConfig, type LlmProviderId } from "../llm/registry.ts";
 
 export type { LlmConfig };
@@ -38,4 +39,9 @@ export function chooseChatModel(configured: LlmConfig | undefined, deployment: {
   if (config.provider === "OPENAI_COMPATIBLE") return { ...config };
   const model = config.model ?? deployment.defaultChatModel ?? defaultBedrockChatModel(deployment.region);
   return model ? { provider: "BEDROCK", model } : null;
+}
+
+/** The model that answers here: chooseChatModel with this deployment's default (DEFAULT_LLM, DEFAULT_CHAT_MODEL, its region). */
+export function chatModelHere(configured: LlmConfig | undefined): ChatModelChoice | null {
+  return chooseChatModel(configured, { defaultLlm: config.defaultLlm(), region: config.awsRegion(), defaultChatModel: config.defaultChatModel() });
 }

@@ -2,6 +2,26 @@ import * as z from "../platform/zod.ts";
 import { metadataFilter } from "./metadata-filter.ts";
 import { RERANK_MODELS } from "./hosting.ts";
 
+/** Retrieval settings search and chat share: how many chunks, which ones, and how they are reranked. */
+export const retrievalFields = {
+  topK: z._default(z.number().check(z.int(), z.gte(1), z.lte(100)), 10),
+  minScore: z.optional(z.number().check(z.gte(0), z.lte(1))),
+  filter: z.optional(metadataFilter),
+  rerank: z._default(z.boolean(), true),
+  rerankLimit: z.optional(z.number().check(z.int(), z.gte(1), z.lte(100))),
+  rerankModel: z.optional(z.enum(RERANK_MODELS)),
+};
+
+const SEARCH_MODES = ["semantic", "keyword", "hybrid"] as const;
+export const searchMode = (fallback: (typeof SEARCH_MODES)[number]) => z._default(z.enum(SEARCH_MODES), fallback);
+
+/** The reranker returns at most the candidates it was given. */
+export const rerankLimitWithinTopK = z.superRefine((value: { topK: number; rerankLimit?: number | undefined }, context) => {
+  if (value.rerankLimit !== undefined && value.rerankLimit > value.topK) {
+    context.addIssue({ code: "custom", path: ["rerankLimit"], message: `must be at most topK (${value.topK})` });
+  }
+});
+
 /**
  * The search request of the agentset API, plus `mode: "hybrid"`. `rerank`, `rerankLimit` and
  * `rerankModel` are served by workflows/rerank.ts.
@@ -9,23 +29,12 @@ import { RERANK_MODELS } from "./hosting.ts";
 export const searchBody = z
   .object({
     query: z.string().check(z.minLength(1), z.maxLength(10_000), z.refine((query) => query.trim() !== "", "must contain more than whitespace")),
-    topK: z._default(z.number().check(z.int(), z.gte(1), z.lte(100)), 10),
-    minScore: z.optional(z.number().check(z.gte(0), z.lte(1))),
-    filter: z.optional(metadataFilter),
+    ...retrievalFields,
     includeMetadata: z._default(z.boolean(), true),
     includeRelationships: z.optional(z.boolean()),
-    mode: z._default(z.enum(["semantic", "keyword", "hybrid"]), "semantic"),
-    rerank: z._default(z.boolean(), true),
-    rerankLimit: z.optional(z.number().check(z.int(), z.gte(1), z.lte(100))),
-    rerankModel: z.optional(z.enum(RERANK_MODELS)),
+    mode: searchMode("semantic"),
     keywordFilter: z.optional(z.string().check(z.maxLength(1000))),
   })
-  .check(
-    z.superRefine((value, context) => {
-      if (value.rerankLimit !== undefined && value.rerankLimit > value.topK) {
-        context.addIssue({ code: "custom", path: ["rerankLimit"], message: `must be at most topK (${value.topK})` });
-      }
-    }),
-  );
+  .check(rerankLimitWithinTopK);
 
 export type SearchRequest = z.output<typeof searchBody>;

@@ -1,5 +1,7 @@
 import type { APIGatewayProxyEvent } from "aws-lambda";
 import { cookieValue, SESSION_COOKIE } from "../domain/hosted-access.ts";
+import { assertAdmitted, countVisit, type HOSTED_LIMITS, publishedPage, type PublishedPage } from "../workflows/hosted.ts";
+import { HttpError } from "./error-mapping.ts";
 import { headerValue } from "./handler.ts";
 
 /**
@@ -32,4 +34,21 @@ export function pageUrl(event: APIGatewayProxyEvent, slug: string): string {
 export function sessionCookie(event: APIGatewayProxyEvent, slug: string, value: string, maxAgeSeconds: number): string {
   const secure = pageUrl(event, slug).startsWith("https:") ? "; Secure" : "";
   return `${SESSION_COOKIE}=${value}; Path=${pagePath(event, slug)}; Max-Age=${maxAgeSeconds}; HttpOnly; SameSite=Lax${secure}`;
+}
+
+const TOO_MANY: Record<keyof typeof HOSTED_LIMITS, string> = {
+  search: "Too many searches on this page; try again shortly.",
+  chat: "Too many questions on this page; try again shortly.",
+};
+
+/**
+ * The page a visitor's search or question is for, once the visitor is admitted (an open page, or a
+ * valid session on a protected one) and counted against the page's limits (429 with Retry-After).
+ */
+export async function admitVisit(slug: string, event: APIGatewayProxyEvent, use: keyof typeof HOSTED_LIMITS): Promise<PublishedPage> {
+  const page = await publishedPage(slug);
+  await assertAdmitted(page, sessionCookieOf(event));
+  const visit = await countVisit(slug, visitorAddress(event), use);
+  if (!visit.allowed) throw new HttpError("rate_limit_exceeded", TOO_MANY[use], { "retry-after": String(visit.retryAfterSeconds) });
+  return page;
 }

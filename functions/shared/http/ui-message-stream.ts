@@ -25,22 +25,22 @@ function event(part: Record<string, unknown>): string {
   return `data: ${JSON.stringify(part)}\n\n`;
 }
 
-function isWebAddress(value: string | null): value is string {
-  return value !== null && /^https?:\/\//i.test(value);
+/** How a source is named in the stream: its document's name, and its citation when that is a web address. */
+function described(source: ChatSource): { title: string; url: string | null } {
+  const url = source.citation !== null && /^https?:\/\//i.test(source.citation) ? source.citation : null;
+  return { title: source.documentName ?? `Source ${source.index}`, url };
 }
 
 function sourcePart(source: ChatSource): Record<string, unknown> {
-  const title = source.documentName ?? `Source ${source.index}`;
-  return isWebAddress(source.citation)
-    ? { type: "source-url", sourceId: source.id, url: source.citation, title }
+  const { title, url } = described(source);
+  return url
+    ? { type: "source-url", sourceId: source.id, url, title }
     : { type: "source-document", sourceId: source.id, mediaType: "text/plain", title, ...(source.documentName ? { filename: source.documentName } : {}) };
 }
 
 function citationOf(source: ChatSource) {
-  const title = source.documentName ?? `Source ${source.index}`;
-  return isWebAddress(source.citation)
-    ? { type: "source", sourceType: "url", id: source.id, url: source.citation, title }
-    : { type: "source", sourceType: "document", id: source.id, mediaType: "text/plain", title };
+  const { title, url } = described(source);
+  return url ? { type: "source", sourceType: "url", id: source.id, url, title } : { type: "source", sourceType: "document", id: source.id, mediaType: "text/plain", title };
 }
 
 export async function* uiMessageStream(answer: StartedAnswer, namespaceId: string): AsyncGenerator<string> {

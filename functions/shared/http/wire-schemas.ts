@@ -1,5 +1,6 @@
 import * as z from "../platform/zod.ts";
 import { LLM_PROVIDER_IDS } from "../llm/registry.ts";
+import { FINISH_REASONS } from "../llm/types.ts";
 import { EMBEDDING_PROVIDER_IDS } from "../embedding/registry.ts";
 import { RERANKING_PROVIDER_IDS } from "../reranking/registry.ts";
 import { ERROR_STATUS } from "./envelope.ts";
@@ -129,23 +130,6 @@ export const searchResultWire = z.strictObject({
   metadata: z.optional(z.record(z.string(), metadataValue)),
 });
 
-export const chatSourceWire = z.strictObject({
-  index: z.number().check(z.int()),
-  id: z.string(),
-  documentName: z.nullable(z.string()),
-  citation: z.nullable(z.string()),
-  text: z.string(),
-  score: z.number(),
-  rerankScore: z.optional(z.number()),
-});
-
-export const chatAnswerWire = z.strictObject({
-  text: z.string(),
-  finishReason: z.enum(["stop", "length", "content-filter", "error", "other"]),
-  usage: z.optional(z.strictObject({ inputTokens: z.number().check(z.int()), outputTokens: z.number().check(z.int()) })),
-  model: z.string(),
-  sources: z.array(chatSourceWire),
-});
 
 export const hostedHitWire = z.strictObject({
   id: z.string(),
@@ -155,6 +139,18 @@ export const hostedHitWire = z.strictObject({
   documentName: z.nullable(z.string()),
   citation: z.nullable(z.string()),
 });
+
+// A hit as chat cites it: `[index]` in the answer names it.
+export const chatSourceWire = z.extend(hostedHitWire, { index: z.number().check(z.int()) });
+
+export const chatAnswerWire = z.strictObject({
+  text: z.string(),
+  finishReason: z.enum(FINISH_REASONS),
+  usage: z.optional(z.strictObject({ inputTokens: z.number().check(z.int()), outputTokens: z.number().check(z.int()) })),
+  model: z.string(),
+  sources: z.array(chatSourceWire),
+});
+
 
 export const signInRequestedWire = z.strictObject({ message: z.string() });
 

@@ -7,7 +7,8 @@ export interface ChatMessage {
   content: string;
 }
 
-export type FinishReason = "stop" | "length" | "content-filter" | "error" | "other";
+export const FINISH_REASONS = ["stop", "length", "content-filter", "error", "other"] as const;
+export type FinishReason = (typeof FINISH_REASONS)[number];
 
 export type ChatDelta =
   | { type: "text"; text: string }

@@ -102,7 +102,8 @@ export function backoffMs(attempt: number, baseMs: number, capMs: number): numbe
   return ceiling / 2 + Math.random() * (ceiling / 2);
 }
 
-function isRetryableStatus(status: number): boolean {
+/** Statuses another attempt may get past: timeouts, too early, rate limits, server errors. */
+export function isRetryableStatus(status: number): boolean {
   return status === 408 || status === 425 || status === 429 || status >= 500;
 }
 

@@ -1,21 +1,20 @@
 import { type ChatRequest, type ChatSource, conversationOf, numberSources, promptMessages, retrievalQuery } from "../domain/chat.ts";
 import { getHosting } from "../db/hosting.ts";
 import { busy, unprocessable } from "../domain/errors.ts";
-import { citationAt } from "../domain/hosted-page.ts";
-import { chooseChatModel, isLlmConfig, type LlmConfig } from "../domain/llm-config.ts";
+import { citedHit } from "../domain/hosted-page.ts";
+import { chatModelHere, type LlmConfig } from "../domain/llm-config.ts";
+import { hostingChatModel } from "../domain/hosting.ts";
 import type { NamespaceRecord } from "../domain/namespace.ts";
 import type { SearchRequest } from "../domain/search.ts";
 import { chatModelFor } from "../llm/index.ts";
 import { ChatError, type ChatDelta, type ChatMessage, type FinishReason } from "../llm/types.ts";
-import { config } from "../platform/env.ts";
 import { logger } from "../platform/logger.ts";
 import { type RerankOutcome, rerankResults } from "./rerank.ts";
 import { search } from "./search.ts";
 
 /**
  * A retrieval-augmented answer, single-shot: the latest question (with the one before, when it is a
- * short follow-up) is searched once (hybrid by
- * default, reranked), the best chunks are numbered and given to the model with the prompt, and the
+ * short follow-up) is searched once (hybrid by default, reranked), the best chunks are numbered and given to the model with the prompt, and the
  * model answers citing them as [n]. Single-shot rather than agentic (the model calling search
  * tools) because it costs one retrieval and one model call per question, bounded and predictable,
  * and works with any chat model, including small local ones without tool calling.
@@ -52,27 +51,16 @@ const DEFAULT_MAX_OUTPUT_TOKENS = 1024;
 export async function answerCaller(namespace: NamespaceRecord, tenantId: string | null, request: ChatRequest): Promise<StartedAnswer> {
   // Also for its citation path, so one read even when the request names model and prompt.
   const hosting = await getHosting(namespace.id);
-  const hostedModel = hosting && isLlmConfig(hosting.llmConfig) ? hosting.llmConfig : undefined;
-  const llmConfig = request.llmConfig ?? hostedModel;
-  const conversation = conversationOf(request);
+  const { messages: _messages, query: _query, stream: _stream, systemPrompt, llmConfig: requested, maxOutputTokens, temperature, ...retrieval } = request;
+  const llmConfig = requested ?? (hosting ? hostingChatModel(hosting) : undefined);
   return startAnswer(namespace, tenantId, {
-    conversation,
-    retrieval: {
-      query: "",
-      topK: request.topK,
-      mode: request.mode,
-      rerank: request.rerank,
-      includeMetadata: true,
-      ...(request.minScore !== undefined ? { minScore: request.minScore } : {}),
-      ...(request.filter !== undefined ? { filter: request.filter } : {}),
-      ...(request.rerankLimit !== undefined ? { rerankLimit: request.rerankLimit } : {}),
-      ...(request.rerankModel !== undefined ? { rerankModel: request.rerankModel } : {}),
-    },
-    systemPrompt: request.systemPrompt ?? hosting?.systemPrompt ?? null,
+    conversation: conversationOf(request),
+    retrieval: { ...retrieval, query: "", includeMetadata: true },
+    systemPrompt: systemPrompt ?? hosting?.systemPrompt ?? null,
     ...(llmConfig ? { llmConfig } : {}),
     citationMetadataPath: hosting?.citationMetadataPath ?? null,
-    ...(request.maxOutputTokens !== undefined ? { maxOutputTokens: request.maxOutputTokens } : {}),
-    ...(request.temperature !== undefined ? { temperature: request.temperature } : {}),
+    ...(maxOutputTokens !== undefined ? { maxOutputTokens } : {}),
+    ...(temperature !== undefined ? { temperature } : {}),
   });
 }
 
@@ -82,22 +70,13 @@ export async function answerCaller(namespace: NamespaceRecord, tenantId: string 
  * configuration (422) or is busy or unreachable (429, try again).
  */
 export async function startAnswer(namespace: NamespaceRecord, tenantId: string | null, input: ChatInput): Promise<StartedAnswer> {
-  const choice = chooseChatModel(input.llmConfig, { defaultLlm: config.defaultLlm(), region: config.awsRegion(), defaultChatModel: config.defaultChatModel() });
+  const choice = chatModelHere(input.llmConfig);
   if (!choice) {
     throw unprocessable("llmConfig: no language model is configured for chat here; set llmConfig (Amazon Bedrock or an OpenAI-compatible endpoint) on the hosting or in the request.");
   }
   const retrieval: SearchRequest = { ...input.retrieval, query: retrievalQuery(input.conversation).slice(0, 10_000), includeMetadata: true };
   const { results, outcome } = await rerankResults(namespace, retrieval, await search(namespace, tenantId, retrieval));
-  const sources = numberSources(
-    results.map((result) => ({
-      id: result.id,
-      documentName: typeof result.metadata?.filename === "string" ? result.metadata.filename : null,
-      citation: citationAt(result.metadata, input.citationMetadataPath ?? null),
-      text: result.text,
-      score: result.score,
-      ...(result.rerankScore !== undefined ? { rerankScore: result.rerankScore } : {}),
-    })),
-  );
+  const sources = numberSources(results.map((result) => citedHit(result, input.citationMetadataPath ?? null)));
   const model = await chatModelFor(choice);
   const controller = new AbortController();
   const stream = model.stream(promptMessages(input.systemPrompt, sources, input.conversation), {

@@ -1,12 +1,13 @@
 import type { ChatMessage } from "../llm/types.ts";
 import { type StartedAnswer, startAnswer } from "./chat.ts";
-import { pageModel, type PublishedPage } from "./hosted.ts";
+import { hostingChatModel } from "../domain/hosting.ts";
+import type { PublishedPage } from "./hosted.ts";
 import { pageRetrieval } from "./hosted-search.ts";
 
 /** The chat tab: retrieval as the search tab does it (untenanted records only), answered with the page's prompt and model. */
 export function answerVisitor(page: PublishedPage, conversation: ChatMessage[]): Promise<StartedAnswer> {
   const { hosting, namespace } = page;
-  const model = pageModel(hosting);
+  const model = hostingChatModel(hosting);
   return startAnswer(namespace, null, {
     conversation,
     retrieval: pageRetrieval(hosting, ""),

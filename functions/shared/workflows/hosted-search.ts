@@ -1,5 +1,5 @@
 import { forbidden } from "../domain/errors.ts";
-import { citationAt, type HostedHit } from "../domain/hosted-page.ts";
+import { citedHit, type HostedHit } from "../domain/hosted-page.ts";
 import { type HostingRecord, RERANK_MODELS } from "../domain/hosting.ts";
 import type { SearchRequest } from "../domain/search.ts";
 import type { PublishedPage } from "./hosted.ts";
@@ -26,12 +26,5 @@ export async function searchPublishedPage(page: PublishedPage, query: string): P
   if (!hosting.searchEnabled) throw forbidden("Search is not enabled on this page.");
   const request = pageRetrieval(hosting, query);
   const { results } = await rerankResults(namespace, request, await search(namespace, null, request));
-  return results.map((result) => ({
-    id: result.id,
-    text: result.text,
-    score: result.score,
-    ...(result.rerankScore !== undefined ? { rerankScore: result.rerankScore } : {}),
-    documentName: typeof result.metadata?.filename === "string" ? result.metadata.filename : null,
-    citation: citationAt(result.metadata, hosting.citationMetadataPath),
-  }));
+  return results.map((result) => citedHit(result, hosting.citationMetadataPath));
 }

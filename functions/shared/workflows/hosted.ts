@@ -6,12 +6,11 @@ import { serviceSecret } from "../db/service-secret.ts";
 import { consumeSignInToken, saveSignInToken } from "../db/sign-in-tokens.ts";
 import { forbidden, invalidRequest, notFound } from "../domain/errors.ts";
 import { isAllowedVisitor, SESSION_SECONDS, SIGN_IN_LINK_SECONDS, signSession, verifySession } from "../domain/hosted-access.ts";
-import type { HostingRecord } from "../domain/hosting.ts";
+import { hostingChatModel, type HostingRecord } from "../domain/hosting.ts";
 import type { NamespaceRecord } from "../domain/namespace.ts";
 import { emailSender } from "../email/index.ts";
 import { logger } from "../platform/logger.ts";
-import { config } from "../platform/env.ts";
-import { chooseChatModel, isLlmConfig, type LlmConfig } from "../domain/llm-config.ts";
+import { chatModelHere } from "../domain/llm-config.ts";
 
 /**
  * The public side of hosting: the page a slug names, who may visit it, and how a visitor of a
@@ -48,14 +47,9 @@ export function countVisit(slug: string, visitor: string, use: keyof typeof HOST
 /** Sign-in links a visitor may ask for, and one address may receive, per window. */
 const SIGN_IN_LIMITS = { perVisitorPerMinute: 5, perAddressPerTenMinutes: 3 };
 
-/** The page's own model, when its llmConfig names a provider (an agentset model name alone means the default). */
-export function pageModel(hosting: HostingRecord): LlmConfig | undefined {
-  return isLlmConfig(hosting.llmConfig) ? hosting.llmConfig : undefined;
-}
-
 /** Whether the chat tab can answer: the page's model, or the deployment's default. Here, not with chat, so the page does not bundle it. */
 export function pageCanChat(hosting: HostingRecord): boolean {
-  return chooseChatModel(pageModel(hosting), { defaultLlm: config.defaultLlm(), region: config.awsRegion(), defaultChatModel: config.defaultChatModel() }) !== null;
+  return chatModelHere(hostingChatModel(hosting)) !== null;
 }
 
 export async function publishedPage(slug: string): Promise<PublishedPage> {

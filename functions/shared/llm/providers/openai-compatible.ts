@@ -5,7 +5,7 @@ import { createParser } from "eventsource-parser";
 import { guardedLookup, refusalReason } from "../../fetch/public-url.ts";
 import { config } from "../../platform/env.ts";
 import { logger } from "../../platform/logger.ts";
-import { backoffMs, isRecord, providerErrorDetail, retryAfterMs, scrub, trimSlash } from "../../platform/provider-http.ts";
+import { backoffMs, isRecord, isRetryableStatus, providerErrorDetail, retryAfterMs, scrub, trimSlash } from "../../platform/provider-http.ts";
 import type { ChatModelSettings } from "../registry.ts";
 import { ChatError, type ChatDelta, type ChatMessage, type ChatModel, type ChatOptions, type FinishReason } from "../types.ts";
 
@@ -207,10 +207,6 @@ function networkError(endpoint: Endpoint, error: NodeJS.ErrnoException): Attempt
   if (error.code === "ENOTFOUND") return new AttemptError(`${endpoint.label} could not be found (DNS)`, false);
   logger.warn("chat request failed", { provider: PROVIDER, error: scrub(String(error), endpoint.apiKey) });
   return new AttemptError(`${endpoint.label} could not be reached`, true);
-}
-
-function isRetryableStatus(status: number): boolean {
-  return status === 408 || status === 425 || status === 429 || status >= 500;
 }
 
 function headersOf(response: IncomingMessage): Headers {
