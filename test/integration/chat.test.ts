@@ -1,6 +1,6 @@
 import { parseJsonEventStream, readUIMessageStream, type UIMessage, type UIMessageChunk, uiMessageChunkSchema } from "ai";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ingestAndWait, newNamespace, type TestNamespace, waitForJob } from "../support/ingestion.ts";
+import { ingestAndWait, ingestForTenant, newNamespace, type TestNamespace } from "../support/ingestion.ts";
 import { useLocalStack } from "../support/local-stack.ts";
 import { contentText, type OpenAiChatServer, startOpenAiChatServer } from "../support/openai-chat-server.ts";
 
@@ -59,12 +59,7 @@ beforeAll(async () => {
     metadata: { "source.url": "https://help.example.com/refunds" },
   });
   expect(refunds.document.status).toBe("COMPLETED");
-  const tenantJob = await ns.call("POST", "/ingest-jobs", {
-    body: { payload: { type: "TEXT", text: "Refunds for tenant beta are paid within 3 days: a secret arrangement.", fileName: "beta.md" } },
-    headers: { "x-tenant-id": "beta" },
-  });
-  expect(tenantJob.status).toBe(201);
-  await waitForJob(ns, tenantJob.body.data.id, ["COMPLETED"], { "x-tenant-id": "beta" });
+  await ingestForTenant(ns, "beta", { type: "TEXT", text: "Refunds for tenant beta are paid within 3 days: a secret arrangement.", fileName: "beta.md" });
 });
 
 afterAll(async () => {
@@ -267,11 +262,7 @@ describe("hosted page chat", () => {
       metadata: { link: "https://help.example.com/shipping" },
     });
     expect(doc.document.status).toBe("COMPLETED");
-    const tenantJob = await owner.call("POST", "/ingest-jobs", {
-      body: { payload: { type: "TEXT", text: "Shipping to Norway for tenant gamma is free: a private deal.", fileName: "gamma.md" } },
-      headers: { "x-tenant-id": "gamma" },
-    });
-    await waitForJob(owner, tenantJob.body.data.id, ["COMPLETED"], { "x-tenant-id": "gamma" });
+    await ingestForTenant(owner, "gamma", { type: "TEXT", text: "Shipping to Norway for tenant gamma is free: a private deal.", fileName: "gamma.md" });
     await owner.call("POST", "/hosting");
     const patched = await owner.call("PATCH", "/hosting", {
       body: { protected: false, llmConfig: llmConfig(), systemPrompt: "You are the shipping desk.", citationMetadataPath: "link", exampleQuestions: ["How long is shipping to Norway?"] },

@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { serviceSecret } from "../../functions/shared/db/service-secret.ts";
 import { SESSION_COOKIE, signSession } from "../../functions/shared/domain/hosted-access.ts";
-import { ingestAndWait, newNamespace, type TestNamespace } from "../support/ingestion.ts";
+import { ingestAndWait, ingestForTenant, newNamespace, type TestNamespace } from "../support/ingestion.ts";
 import { useLocalStack } from "../support/local-stack.ts";
 
 const api = useLocalStack();
@@ -40,16 +40,7 @@ beforeAll(async () => {
   });
   expect(refunds.document.status).toBe("COMPLETED");
   // A tenant's record with the same words: a visitor must never see it.
-  const created = await ns.call("POST", "/ingest-jobs", {
-    body: { payload: { type: "TEXT", text: "Refunds for tenant beta are paid within 3 days: a secret arrangement.", fileName: "beta.md" } },
-    headers: { "x-tenant-id": "beta" },
-  });
-  expect(created.status).toBe(201);
-  const deadline = Date.now() + 30_000;
-  while ((await ns.call("GET", `/ingest-jobs/${created.body.data.id}`, { headers: { "x-tenant-id": "beta" } })).body.data.status !== "COMPLETED") {
-    if (Date.now() > deadline) throw new Error("tenant job did not complete");
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
+  await ingestForTenant(ns, "beta", { type: "TEXT", text: "Refunds for tenant beta are paid within 3 days: a secret arrangement.", fileName: "beta.md" });
   slug = await publish(ns, PAGE);
 });
 

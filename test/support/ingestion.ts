@@ -60,6 +60,14 @@ export async function ingestAndWait(ns: TestNamespace, payload: Record<string, u
   return { job, document };
 }
 
+/** Ingests `payload` for one tenant (`x-tenant-id`) and waits until its job is COMPLETED. */
+export async function ingestForTenant(ns: TestNamespace, tenant: string, payload: Record<string, unknown>) {
+  const headers = { "x-tenant-id": tenant };
+  const created = await ns.call("POST", "/ingest-jobs", { body: { payload }, headers });
+  expect(created.status, JSON.stringify(created.body)).toBe(201);
+  return waitForJob(ns, created.body.data.id, ["COMPLETED"], headers);
+}
+
 /** The published chunks file of a COMPLETED document, through E11. */
 export async function chunksOf(ns: TestNamespace, documentId: string): Promise<ChunksFile> {
   const response = await ns.call("POST", `/documents/${documentId}/chunks-download-url`);
