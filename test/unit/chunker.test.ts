@@ -1,4 +1,3 @@
-import { performance } from "node:perf_hooks";
 import { describe, expect, it } from "vitest";
 import {
   type ChunkOptions,
@@ -637,7 +636,8 @@ describe("chunkText", () => {
       }
     });
 
-    it("chunks 5 MB of Markdown in well under a second", () => {
+    // Throughput is measured in bench/chunker.ts and bench/text-parsers.ts; this checks the output.
+    it("chunks 5 MB of Markdown losslessly with either strategy", () => {
       const random = seededRandom(15);
       const parts: string[] = [];
       let length = 0;
@@ -648,22 +648,16 @@ describe("chunkText", () => {
       }
       const input = parts.join("");
       for (const strategy of ["basic", "by_title"] as const) {
-        chunkText(input.slice(0, 200_000), chunkOptions({ strategy })); // warm the JIT
-        const began = performance.now();
         const chunks = chunkText(input, chunkOptions({ strategy }));
-        const elapsed = performance.now() - began;
         expect(texts(chunks).join("")).toBe(input);
-        expect(elapsed, `${strategy} took ${elapsed.toFixed(0)} ms`).toBeLessThan(500);
       }
     });
 
-    it("stays fast on text without any natural boundary", () => {
+    it("chunks text without any natural boundary losslessly", () => {
       const inputs = ["x".repeat(2_000_000), " ".repeat(1_000_000) + "x", "a\u0301".repeat(500_000)];
       for (const input of inputs) {
-        const began = performance.now();
         const chunks = chunkText(input, chunkOptions({ chunkSize: 512 }));
         expect(texts(chunks).join("")).toBe(input);
-        expect(performance.now() - began).toBeLessThan(2000);
       }
     });
   });

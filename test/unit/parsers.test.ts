@@ -212,11 +212,10 @@ print(add(1, 2))
     expect(textOf("html", html)).toBe("one\n\ntwo\n\n- a\n- b\n\nbold both after");
   });
 
-  it("refuses pathologically deep nesting quickly instead of hanging", () => {
-    const started = performance.now();
+  // How fast it refuses is measured in bench/text-parsers.ts.
+  it("refuses pathologically deep nesting instead of hanging", () => {
     const error = parseError("html", "<div>".repeat(200_000) + "x");
     expect(error.message).toMatch(/nests elements more than \d+ levels deep/);
-    expect(performance.now() - started).toBeLessThan(1000);
   });
 });
 
@@ -280,11 +279,9 @@ describe("JSON", () => {
     expect(parseError("json", '{"a": [1, 2}').message).toMatch(/^invalid JSON at line 1, column 12: /);
   });
 
-  it("refuses absurd nesting quickly and indents deep but sane nesting without blowing up", () => {
-    const started = performance.now();
+  it("refuses absurd nesting and indents deep but sane nesting without blowing up", () => {
     const absurd = "[".repeat(1_000_000) + "]".repeat(1_000_000);
     expect(parseError("json", absurd).message).toMatch(/nested more than 512 levels/);
-    expect(performance.now() - started).toBeLessThan(1000);
     const deep = textOf("json", '{"a":'.repeat(400) + "1" + "}".repeat(400));
     expect(Math.max(...deep.split("\n").map((line) => line.length))).toBeLessThan(60);
     expect(deep.split("\n")).toHaveLength(801);
@@ -376,53 +373,10 @@ describe("robustness", () => {
   it("handles a single enormous line in every format without hanging", () => {
     const line = "word ".repeat(1_000_000);
     for (const format of ["text", "html", "csv", "tsv"] as const) {
-      const started = performance.now();
       expect(textOf(format, line).length).toBeGreaterThan(4_000_000);
-      expect(performance.now() - started).toBeLessThan(2000);
     }
     expect(textOf("json", JSON.stringify(line)).length).toBe(line.length + 2);
   });
 });
 
-describe("performance", () => {
-  const FIVE_MB = 5 * 1024 * 1024;
-
-  function timed(format: TextFormat, source: string): number {
-    const bytes = utf8(source);
-    expect(bytes.length).toBeGreaterThanOrEqual(FIVE_MB);
-    const started = performance.now();
-    parse(format, bytes);
-    return performance.now() - started;
-  }
-
-  it("converts 5 MB of Markdown in well under a second", () => {
-    const section =
-      "## Section\r\n\r\nA paragraph with some *emphasis*, a [link](https://example.com) and naïve text.\r\n\r\n- item\r\n";
-    expect(timed("markdown", section.repeat(Math.ceil(FIVE_MB / section.length)))).toBeLessThan(1000);
-  });
-
-  it("converts 5 MB of CSV in well under a second", () => {
-    const rows = ["id,name,description,price"];
-    for (let id = 0, size = 0; size < FIVE_MB; id++) {
-      const row = `${id},"Product ${id}","A description, with a comma and ""quotes"" for ${id}",${id}.99`;
-      rows.push(row);
-      size += row.length + 1;
-    }
-    expect(timed("csv", rows.join("\n"))).toBeLessThan(1000);
-  });
-
-  it("converts 5 MB of JSON and of HTML within a second or two", () => {
-    const records = [];
-    for (let id = 0, size = 0; size < FIVE_MB; id++) {
-      const record = { id, name: `Record ${id}`, tags: ["a", "b"], body: { text: "Some longer text value here.", n: id } };
-      records.push(record);
-      size += JSON.stringify(record).length + 1;
-    }
-    expect(timed("json", JSON.stringify(records))).toBeLessThan(1000);
-    const block =
-      "<div><h2>Heading</h2><p>Some <b>bold</b> text with <a href='https://example.com'>a link</a> &amp; more.</p>" +
-      "<ul><li>one</li><li>two</li></ul><table><tr><td>1</td><td>2</td></tr></table></div>";
-    const html = `<html><body>${block.repeat(Math.ceil(FIVE_MB / block.length))}</body></html>`;
-    expect(timed("html", html)).toBeLessThan(2000);
-  });
-});
+// Throughput on 5 MB of each format is measured in bench/text-parsers.ts, not asserted here.
