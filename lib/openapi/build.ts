@@ -34,7 +34,12 @@ const TENANT_HEADER = {
   schema: { type: "string", pattern: "^[A-Za-z0-9]{1,64}$" },
 };
 
-const ID_PREFIXES: Record<string, string> = { namespaceId: "ns_", jobId: "job_", documentId: "doc_" };
+/** Path parameters that are ids: their description and pattern. A namespace may also be named by its slug. */
+const ID_PARAMETERS: Record<string, { description: string; pattern: string }> = {
+  namespaceId: { description: "the namespace's id (starts with ns_) or its slug", pattern: "^(ns_[A-Za-z0-9_-]+|[a-z0-9-]{1,64})$" },
+  jobId: { description: "starts with job_", pattern: "^job_[A-Za-z0-9_-]+$" },
+  documentId: { description: "starts with doc_", pattern: "^doc_[A-Za-z0-9_-]+$" },
+};
 
 const STATUS_MEANING: Record<number, string> = {
   400: "Malformed request: a bad path id, invalid JSON, a bad x-tenant-id header, an unknown route shape",
@@ -82,13 +87,13 @@ function parameters(spec: AnySpec): JsonSchema[] {
     if (!schema) continue;
     const json = jsonSchemaOf(schema, "input") as { properties?: Record<string, JsonSchema>; required?: string[] };
     for (const [name, property] of Object.entries(json.properties ?? {})) {
-      const prefix = ID_PREFIXES[name];
+      const id = ID_PARAMETERS[name];
       list.push({
         name,
         in: where,
         required: where === "path" || (json.required ?? []).includes(name),
-        ...(prefix ? { description: `starts with ${prefix}` } : {}),
-        schema: prefix ? { ...property, pattern: `^${prefix}[A-Za-z0-9_-]+$` } : property,
+        ...(id ? { description: id.description } : {}),
+        schema: id ? { ...property, pattern: id.pattern } : property,
       });
     }
   }

@@ -108,6 +108,25 @@ describe("namespaces through the SDK", () => {
     expect(moved).toMatchObject({ id: second.id, name: "Second", slug: newSlug });
   });
 
+  it("finds a namespace by its slug wherever a namespace id is accepted, only within the caller's organization", async () => {
+    const { client } = await newClient();
+    const namespace = await client.namespaces.create({ name: "By slug", slug: uniqueSlug() });
+    expect(await client.namespaces.get(namespace.slug)).toEqual(namespace);
+    expect(await client.namespace(namespace.slug).get()).toEqual(namespace);
+    const job = await client.namespace(namespace.slug).ingestion.create({ payload: { type: "TEXT", text: "Found through the slug." } });
+    expect(job.namespaceId).toBe(namespace.id);
+    expect((await client.namespace(namespace.slug).ingestion.all()).jobs.map((listed) => listed.id)).toEqual([job.id]);
+
+    const renamed = uniqueSlug("renamed");
+    await client.namespaces.update(namespace.slug, { slug: renamed });
+    await expectSdkError(client.namespaces.get(namespace.slug), NotFoundError, 404);
+    expect((await client.namespaces.get(renamed)).id).toBe(namespace.id);
+
+    const stranger = await newClient();
+    await expectSdkError(stranger.client.namespaces.get(renamed), NotFoundError, 404);
+    await expectSdkError(client.namespaces.get("Not_A_Slug"), BadRequestError, 400);
+  });
+
   it("rejects a duplicate slug with ConflictError", async () => {
     const { client } = await newClient();
     const slug = uniqueSlug();

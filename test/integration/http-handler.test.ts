@@ -60,7 +60,7 @@ async function call(request: Request = {}) {
   return { status: result.statusCode, code: parsed.error?.code as string | undefined, message: parsed.error?.message as string | undefined, data: parsed.data };
 }
 
-const bad = { namespace: "not-an-id", tenant: "no spaces!", body: "{not json", query: { limit: "x" } };
+const bad = { namespace: "Not_An_Id", tenant: "no spaces!", body: "{not json", query: { limit: "x" } };
 
 describe("httpHandler validates in a fixed order", () => {
   it("answers a valid request with the handler's reply", async () => {

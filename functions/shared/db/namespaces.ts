@@ -12,6 +12,7 @@ import {
   type RerankingConfig,
   type VectorStoreConfig,
 } from "../domain/namespace.ts";
+import { isNamespaceId } from "../domain/params.ts";
 import { toRecord } from "./items.ts";
 import { keys, organizationListKeys, organizationListPartition } from "./keys.ts";
 import { queryWholePartition } from "./query.ts";
@@ -27,17 +28,27 @@ export async function getNamespace(namespaceId: string): Promise<NamespaceRecord
   return result.Item ? toRecord<NamespaceRecord>(result.Item) : null;
 }
 
+/** A slug names a namespace only within its organization: another organization's slug is not found. */
+async function namespaceIdOfSlug(organizationId: string, slug: string): Promise<string | null> {
+  const result = await dynamo().send(
+    new GetCommand({ TableName: config.tableName(), Key: keys.namespaceSlug(organizationId, slug), ConsistentRead: true }),
+  );
+  const namespaceId = result.Item?.namespaceId;
+  return typeof namespaceId === "string" ? namespaceId : null;
+}
+
 /**
- * The namespace addressed by a request: 404 when it does not exist, 403 when another organization
+ * The namespace addressed by a request (by id, or by slug within the caller's organization): 404 when it does not exist, 403 when another organization
  * owns it, and with `active` access 409 when it is being deleted.
  */
 export async function loadNamespaceForOrganization(
   organizationId: string,
-  namespaceId: string,
+  namespaceRef: string,
   access: NamespaceAccess,
 ): Promise<NamespaceRecord> {
-  const namespace = await getNamespace(namespaceId);
-  if (!namespace) throw notFound(`Namespace ${namespaceId} not found.`);
+  const namespaceId = isNamespaceId(namespaceRef) ? namespaceRef : await namespaceIdOfSlug(organizationId, namespaceRef);
+  const namespace = namespaceId === null ? null : await getNamespace(namespaceId);
+  if (!namespace) throw notFound(`Namespace ${namespaceRef} not found.`);
   if (namespace.organizationId !== organizationId) {
     throw forbidden(`Namespace ${namespaceId} belongs to another organization.`);
   }

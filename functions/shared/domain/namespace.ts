@@ -12,9 +12,11 @@ import { modelsInRegion, RERANKING_PROVIDER_IDS, RERANKING_PROVIDERS, type Reran
 import { config } from "../platform/env.ts";
 
 export const namespaceName = z.string().check(z.trim(), z.minLength(1), z.maxLength(64));
+export const NAMESPACE_SLUG_PATTERN = /^[a-z0-9-]{1,64}$/;
+
 export const namespaceSlug = z
   .string()
-  .check(z.regex(/^[a-z0-9-]{1,64}$/, "must be 1 to 64 characters: lowercase letters, digits or hyphens"));
+  .check(z.regex(NAMESPACE_SLUG_PATTERN, "must be 1 to 64 characters: lowercase letters, digits or hyphens"));
 
 function modelField(provider: EmbeddingProviderId) {
   return z._default(z.enum(modelsOf(provider)), defaultModel(provider));
