@@ -102,6 +102,9 @@ async function extract(bytes: Uint8Array, options: ExtractionOptions): Promise<E
   const { pdfjs, pdf } = await openPdf(bytes, limits);
   try {
     const totalPages = pdf.numPages;
+    // A valid PDF may have an empty page tree (`qpdf --empty` makes one); there is nothing to read,
+    // and "page 1 cannot be read" would wrongly call the file corrupt.
+    if (totalPages === 0) throw new DocumentParseError("the PDF has no pages");
     checkPageCount(totalPages, limits, LABEL);
     const first = Math.max(1, Math.min(totalPages, options.pageRange?.first ?? 1));
     const last = Math.max(first, Math.min(totalPages, options.pageRange?.last ?? totalPages));
