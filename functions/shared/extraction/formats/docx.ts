@@ -64,7 +64,7 @@ function listNumbers(html: string, files: Map<string, Uint8Array>): string {
   const documentXml = files.get("word/document.xml");
   if (!numberingXml || !documentXml) return html;
   const decoder = new TextDecoder();
-  const labels = numberedParagraphs(decoder.decode(documentXml), numbering(decoder.decode(numberingXml)), paragraphStyleNumbering(files.get("word/styles.xml"), decoder));
+  const labels = numberedParagraphs(decoder.decode(documentXml), numbering(decoder.decode(numberingXml)), paragraphStyleNumbering(files.get("word/styles.xml")));
   const items = [...html.matchAll(/<li(?![^>]*\bid="(?:footnote|endnote|comment)-)[\s>]/g)];
   if (items.length !== labels.length) return html;
   let index = 0;
@@ -132,10 +132,10 @@ function numbering(xml: string): Numbering {
 }
 
 /** Paragraph styles that number their paragraphs (a "List Number" style): styleId → numId and level. */
-function paragraphStyleNumbering(xml: Uint8Array | undefined, decoder: TextDecoder): Map<string, { numId: string; ilvl: number }> {
+function paragraphStyleNumbering(xml: Uint8Array | undefined): Map<string, { numId: string; ilvl: number }> {
   const styles = new Map<string, { numId: string; ilvl: number }>();
   if (!xml) return styles;
-  for (const style of descendants(parseXml(decoder.decode(xml), LABEL), "w:style")) {
+  for (const style of descendants(parseXml(new TextDecoder().decode(xml), LABEL), "w:style")) {
     const numId = firstDescendant(style, "w:numId")?.attributes["w:val"];
     if (numId === undefined) continue;
     styles.set(style.attributes["w:styleId"] ?? "", { numId, ilvl: Number(firstDescendant(style, "w:ilvl")?.attributes["w:val"] ?? 0) });
