@@ -64,6 +64,8 @@ export function bodySize(lines: readonly LayoutLine[]): number {
 
 /** Larger than the body by at least this ratio: set apart by size (18 pt headings over 12 pt text, 21 over 18). */
 const LARGER_RATIO = 1.1;
+/** Type this many times the body's size is a title. */
+const TITLE_RATIO = 1.7;
 /** Below this share of the document's characters a style is rare enough to mark headings. */
 const HEADING_STYLE_SHARE = 0.25;
 
@@ -77,7 +79,9 @@ export interface HeadingStyleInput {
 /** A line that could be a heading at all: short, not ending as prose ends, with a letter in it. */
 function headingShaped(line: LayoutLine): boolean {
   const text = line.text;
-  return line.size > 0 && text.length <= 120 && !/[.,;:]$/.test(text) && /\p{L}/u.test(text) && !BLOCK_START.test(text);
+  // A numbered heading may end with a full stop ("0. Definitions."); a longer line that does is prose.
+  const prose = /[,;:]$/.test(text) || (text.endsWith(".") && text.length > 80);
+  return line.size > 0 && text.length <= 120 && !prose && /\p{L}/u.test(text) && !/^[•◦▪‣○●■□–—*-]\s/u.test(text);
 }
 
 /**
@@ -124,8 +128,12 @@ export function assignHeadingsByType(input: HeadingStyleInput): void {
       const [sizeB, boldB] = b.split("|").map(Number) as [number, number];
       return sizeB - sizeA || boldB - boldA;
     });
+  // Only type set well above the text (1.7 times) reads as a title, `#`; when the largest heading is
+  // nearer the text's size, the document has section headings but no title, and they start at `##`.
+  const largest = ranked.length === 0 ? 0 : Number(ranked[0]!.split("|")[0]);
+  const first = largest >= body * TITLE_RATIO ? 1 : 2;
   ranked.forEach((style, rank) => {
-    for (const line of styles.get(style)!.lines) line.heading = Math.min(6, rank + 1);
+    for (const line of styles.get(style)!.lines) line.heading = Math.min(6, rank + first);
   });
 }
 
@@ -163,10 +171,11 @@ function dominantFont(lines: readonly LayoutLine[]): string {
  * above its indented text), and not running on from a line that left its sentence open.
  */
 function standsApart(line: LayoutLine, previous: LayoutLine | undefined, next: LayoutLine | undefined, body: number): boolean {
-  if (previous && !SENTENCE_END.test(previous.text) && previous.heading === 0 && Math.abs(previous.y - line.y) < body * 1.6) return false;
   const spaceAbove = previous === undefined || Math.abs(previous.y - line.y) > body * 1.6;
-  const outdented = next !== undefined && next.left > line.left + body;
-  return spaceAbove && (outdented || next === undefined || Math.abs(line.y - next.y) > body * 1.6 || !SENTENCE_END.test(line.text));
+  if (!spaceAbove || next === undefined) return false;
+  if (next.left > line.left + body) return true;
+  // Level with the text: only a short title-like line with space below it too (not a command or code).
+  return Math.abs(line.y - next.y) > body * 1.6 && line.text.length <= 60 && /^\p{Lu}/u.test(line.text) && !/[$\\(){}=<>|/]/.test(line.text);
 }
 
 /** Counts of words and of hyphenated compounds in the document, for deciding line-end hyphens. */
@@ -214,17 +223,27 @@ export function lineEndHyphen(line: string, next: string, statistics: WordStatis
   return first.length > 1 && statistics.word(first) > 0 && statistics.word(second) > 0 ? "compound" : "word";
 }
 
+/** Words a sentence cannot end on (English): a line ending with one runs on. */
+const OPEN_ENDINGS = new Set(["a", "an", "the", "and", "or", "nor", "but", "of", "to", "in", "on", "at", "by", "for", "with", "from", "as", "that", "which", "is", "are", "be", "not"]);
+
 /**
- * Whether the paragraph at the end of one page runs on at the top of the next: the last line does
- * not end its sentence, and the first line of the next page starts in lower case, or the last line
- * ends on a comma or dash, or it reaches the right margin (a paragraph's last line usually stops
- * short). Headings and list items never run on.
+ * Whether the paragraph at the end of one page runs on at the top of the next. Never after a
+ * sentence end, a heading, or before a list item; always when the next page starts in lower case
+ * or the last line ends on a comma, a dash, a backslash or a word no sentence ends on ("or"). Otherwise
+ * the line breaking decides: a line only wraps when the next word does not fit, so if the next
+ * page's first word would have fitted in the room left at the end of the last line, the
+ * paragraph ended there.
  */
 export function continuesAcrossPages(last: LayoutLine | undefined, first: LayoutLine | undefined, rightMargin: number): boolean {
   if (!last || !first || last.heading > 0 || first.heading > 0) return false;
   if (last.text === "" || first.text === "" || SENTENCE_END.test(last.text) || BLOCK_START.test(first.text)) return false;
-  if (/^\p{Ll}/u.test(first.text) || /[,–—-]$/.test(last.text)) return true;
-  return last.size > 0 && rightMargin > 0 && last.right >= rightMargin - last.size * 2;
+  // A trailing backslash continues a command line, as it does in a shell.
+  if (/^\p{Ll}/u.test(first.text) || /[,–—\\-]$/.test(last.text)) return true;
+  if (OPEN_ENDINGS.has((last.text.toLowerCase().match(/\p{L}+$/u) ?? [""])[0])) return true;
+  if (last.size === 0 || first.size === 0 || rightMargin <= 0) return false;
+  const characterWidth = (first.right - first.left) / Math.max(1, first.text.length);
+  const firstWord = first.text.split(" ", 1)[0]!;
+  return rightMargin - last.right < (firstWord.length + 1) * characterWidth;
 }
 
 /** Text-only form of continuesAcrossPages, for joining page ranges read in different steps. */
@@ -325,5 +344,5 @@ export function findTitleLines(lines: readonly LayoutLine[], title: string, from
 
 /** What may stand before a title on its line: a section number or a word like "Chapter 4" or "Appendix A". */
 function isLabel(prefix: string): boolean {
-  return /^(?:(?:chapter|section|part|appendix|article)\s)?[0-9a-z]{1,3}(?:\s[0-9]{1,3}){0,3}$/.test(prefix);
+  return /^(?:(?:chapter|section|part|appendix|article)(?:\s[0-9a-z]{1,3})?|[0-9a-z]{1,3})(?:\s[0-9]{1,3}){0,3}$/.test(prefix);
 }

@@ -6,6 +6,7 @@ import type { LineRun } from "../pdf-layout.ts";
 import type { ExtractedDocument, ExtractionLimits, ExtractionOptions, FormatExtractor } from "../types.ts";
 import {
   assignHeadingsByType,
+  bodySize,
   boldCandidateFonts,
   continuesAcrossPages,
   findTitleLines,
@@ -531,7 +532,64 @@ async function runningMatter(
       });
     }
   }
+  stripPageLabels(pages, first, withText, threshold, edges, stripHeaders, stripFooters);
   return edges;
+}
+
+/** A page number at the start or end of a short line ("17", "Chapter 4: Function reference 17", "16 GNU Libtasn1"). */
+function edgeNumber(text: string): number | undefined {
+  if (text.length > 100) return undefined;
+  const match = /^(\d{1,5})(?:\s|$)/.exec(text) ?? /\s(\d{1,5})$/.exec(text);
+  return match ? Number(match[1]) : undefined;
+}
+
+const ROMAN_PAGE_NUMBER = /^[ivxlc]{1,6}$/;
+
+/**
+ * Books put the page number in the running header, beside text that changes with the chapter
+ * ("Chapter 2: ASN.1 structure handling 3" on odd pages, "4 GNU Libtasn1 API Reference Manual" on
+ * even ones), and alone at the foot of a chapter's first page, so no one line repeats on most
+ * pages. What repeats is the number: when most pages have an edge line starting or ending with
+ * their page number (give or take a constant, as front matter shifts it), every edge line that
+ * does is running matter, as is a lone roman numeral numbering the front matter.
+ */
+function stripPageLabels(pages: readonly Line[][], first: number, sample: readonly SampledPage[], threshold: number, edges: Edges, stripHeaders: boolean, stripFooters: boolean): void {
+  const pagesByOffset = new Map<number, Set<number>>();
+  for (const page of sample) {
+    const edgeLines = [...page.lines.slice(0, MAX_EDGE_LINES), ...page.lines.slice(-MAX_EDGE_LINES)];
+    for (const line of edgeLines) {
+      const number = edgeNumber(line.text);
+      if (number === undefined) continue;
+      const offset = number - page.number;
+      const numbered = pagesByOffset.get(offset) ?? new Set<number>();
+      numbered.add(page.number);
+      pagesByOffset.set(offset, numbered);
+    }
+  }
+  let offset: number | undefined;
+  let most = 0;
+  for (const [candidate, numbered] of pagesByOffset) {
+    if (numbered.size > most) {
+      offset = candidate;
+      most = numbered.size;
+    }
+  }
+  // Running heads are set no larger than the text; a chapter title that starts with its number, on
+  // the page that number happens to label, is larger.
+  const body = bodySize(sample.flatMap((page) => page.lines));
+  const labelled = (line: Line | undefined, pageNumber: number) =>
+    line !== undefined &&
+    line.size <= body * 1.05 &&
+    (ROMAN_PAGE_NUMBER.test(line.text) || (offset !== undefined && most >= threshold && edgeNumber(line.text) === pageNumber + offset));
+  pages.forEach((lines, index) => {
+    const pageNumber = first + index;
+    for (let depth = 0; depth < MAX_EDGE_LINES; depth++) {
+      if (stripHeaders && edges.headerLines[index] === depth && lines.length - depth > 1 && labelled(lines[depth], pageNumber)) edges.headerLines[index] = depth + 1;
+      const footer = lines.length - 1 - depth;
+      const remaining = lines.length - depth - (edges.headerLines[index] ?? 0);
+      if (stripFooters && edges.footerLines[index] === depth && remaining > 1 && labelled(lines[footer], pageNumber)) edges.footerLines[index] = depth + 1;
+    }
+  });
 }
 
 function countKeys(lines: readonly (readonly [Line | undefined, number])[]): Map<string, number> {
