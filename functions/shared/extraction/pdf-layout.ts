@@ -172,7 +172,8 @@ function dominantFont(lines: readonly LayoutLine[]): string {
  */
 function standsApart(line: LayoutLine, previous: LayoutLine | undefined, next: LayoutLine | undefined, body: number): boolean {
   const spaceAbove = previous === undefined || Math.abs(previous.y - line.y) > body * 1.6;
-  if (!spaceAbove || next === undefined) return false;
+  // A heading starts with a word; a bold option or command ("-depth", "$ find") is a term being defined.
+  if (!spaceAbove || next === undefined || !/^\p{L}/u.test(line.text)) return false;
   if (next.left > line.left + body) return true;
   // Level with the text: only a short title-like line with space below it too (not a command or code).
   return Math.abs(line.y - next.y) > body * 1.6 && line.text.length <= 60 && /^\p{Lu}/u.test(line.text) && !/[$\\(){}=<>|/]/.test(line.text);
