@@ -31,7 +31,7 @@ import {
   pageBoundaryBreaks,
   runningMatterLeft,
   standaloneTableChunks,
-  wordOrderAccuracy,
+  linesInOrder,
   wordRecall,
 } from "./fidelity/metrics.ts";
 import { isEntryPoint, saveResults } from "./support.ts";
@@ -174,7 +174,7 @@ export async function measure(document: Document): Promise<Result> {
     row.pageBreaks = { midSentence: breaks.midSentence, broken: breaks.broken };
   }
   if (document.lists && reference !== undefined) row.listNumbers = listNumberRecall(listNumbers(reference), listNumbers(text));
-  if (document.wordOrder && reference !== undefined) row.wordOrder = wordOrderAccuracy(reference, text);
+  if (document.wordOrder && reference !== undefined) row.wordOrder = linesInOrder(reference, text);
   if (document.runningMatter) row.runningMatterLeft = runningMatterLeft(text, document.runningMatter);
   if (document.tables) {
     const chunks = chunkText(text, { chunkSize: 1024, chunkOverlap: 0, strategy: "basic" });
@@ -190,7 +190,7 @@ function table(results: readonly Result[]): string {
   ];
   for (const result of results) {
     const other: string[] = [];
-    if (result.wordOrder !== null) other.push(`word order ${result.wordOrder.toFixed(3)}`);
+    if (result.wordOrder) other.push(`lines in reading order: ${result.wordOrder.inOrder}/${result.wordOrder.lines}`);
     if (result.runningMatterLeft !== null) other.push(`running headers left: ${result.runningMatterLeft}`);
     if (result.tableChunks) other.push(`chunks with rows that carry the header: ${result.tableChunks.standalone}/${result.tableChunks.withRows}`);
     if (result.expectedFailure !== null) other.push(result.expectedFailure ? "refused: the PDF has no pages" : "not refused as expected");

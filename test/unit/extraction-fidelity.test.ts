@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { headingRecall, listNumbers, markdownHeadings, pageBoundaryBreaks, standaloneTableChunks, wordRecall } from "../../bench/fidelity/metrics.ts";
+import { headingRecall, linesInOrder, listNumbers, markdownHeadings, pageBoundaryBreaks, standaloneTableChunks, wordRecall } from "../../bench/fidelity/metrics.ts";
 import { detectedMimeType } from "../../functions/shared/extraction/detect-type.ts";
 import { fileTypeOf } from "../../functions/shared/extraction/file-types.ts";
 import { loadExtractor } from "../../functions/shared/extraction/index.ts";
@@ -90,6 +90,12 @@ describe("documents read the way their authors wrote them", () => {
     expect(order("للغرابة", "تتطابق")).toBe(true);
     expect(order("مراسلة", "apt@packages.debian.org")).toBe(true);
     expect(order("طلب", "InstallPackages")).toBe(true);
+    // Lam-alef ligatures keep their letters in order, so every word reads as written.
+    expect(text).toContain("الأوساط");
+    expect(wordRecall(source("arabic.md"), text)).toBeGreaterThanOrEqual(0.99);
+    const lines = linesInOrder(source("arabic.md"), text);
+    expect(lines.lines).toBeGreaterThan(10);
+    expect(lines.inOrder).toBe(lines.lines);
   });
 
   it("every chunk of a long sheet carries the sheet's name and header row", async () => {

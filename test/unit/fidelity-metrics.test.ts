@@ -9,7 +9,7 @@ import {
   pageBoundaryBreaks,
   runningMatterLeft,
   standaloneTableChunks,
-  wordOrderAccuracy,
+  linesInOrder,
   wordRecall,
 } from "../../bench/fidelity/metrics.ts";
 
@@ -50,9 +50,11 @@ describe("fidelity metrics", () => {
     expect(listNumberRecall([0, 1, 11, 12], [1, 0, 1, 11])).toEqual({ found: 3, total: 4 });
   });
 
-  it("scores word order by the reference's adjacent pairs", () => {
-    expect(wordOrderAccuracy("alpha beta gamma delta", "alpha beta gamma delta")).toBe(1);
-    expect(wordOrderAccuracy("alpha beta gamma delta", "delta gamma beta alpha")).toBe(0);
+  it("counts the lines whose words read in the reference's order, judging only words it has", () => {
+    const reference = "alpha beta gamma delta epsilon";
+    expect(linesInOrder(reference, "alpha beta gamma\ndelta epsilon")).toEqual({ inOrder: 2, lines: 2 });
+    expect(linesInOrder(reference, "gamma delta alpha beta\nepsilon")).toEqual({ inOrder: 0, lines: 1 });
+    expect(linesInOrder(reference, "alpha misread\nbeta gamma")).toEqual({ inOrder: 1, lines: 1 });
   });
 
   it("counts running headers left and table chunks that carry their header", () => {

@@ -5,6 +5,7 @@ import {
   findTitleLines,
   isBoldFontName,
   type LayoutLine,
+  LigatureOrder,
   lineEndHyphen,
   lineText,
   textContinues,
@@ -161,6 +162,21 @@ describe("right-to-left lines", () => {
       { text: "שלום", rtl: true, x: 80, width: 20 },
     ];
     expect(lineText(runs, 2)).toBe("Hello world שלום");
+  });
+});
+
+describe("lam-alef ligatures", () => {
+  it("puts a ligature's two letters back in order where pdf.js reversed them with the run", () => {
+    // "الأوساط" drawn right to left: ط ا س و, the ligature glyph (its letters written "لأ"), ا.
+    const order = new LigatureOrder(["ط", "ا", "س", "و", "لأ", "ا", " ", "ل", "ك"]);
+    // pdf.js reverses the drawn letters one by one: the ligature comes out "أل".
+    const reversed = [..."طاسولأا"].reverse().join("");
+    expect(reversed).toBe("األوساط");
+    expect(order.restore(reversed)).toBe("الأوساط");
+    // Text the page does not draw, and left-to-right text, stay as they are.
+    expect(order.restore("كلمة")).toBe("كلمة");
+    expect(order.restore("abc")).toBe("abc");
+    expect(new LigatureOrder(["ا", "ل"]).needed).toBe(false);
   });
 });
 

@@ -347,3 +347,63 @@ export function findTitleLines(lines: readonly LayoutLine[], title: string, from
 function isLabel(prefix: string): boolean {
   return /^(?:(?:chapter|section|part|appendix|article)(?:\s[0-9a-z]{1,3})?|[0-9a-z]{1,3})(?:\s[0-9]{1,3}){0,3}$/.test(prefix);
 }
+
+/**
+ * pdf.js puts each right-to-left run in logical order by reversing it character by character. A
+ * glyph that stands for two letters, as Arabic's mandatory lam-alef ligature does ("لا", "لأ"),
+ * is written in the file with its letters already in logical order, so the reversal turns them the
+ * wrong way round ("ال"): the word is misspelled and search misses it. The page's glyphs (from its
+ * operator list, in drawing order) say where such glyphs are; each right-to-left run is matched to
+ * them and reversed glyph by glyph instead. A run that cannot be matched exactly is left as it is.
+ */
+export class LigatureOrder {
+  /** The page's glyphs without whitespace, concatenated, and where each glyph starts in that text. */
+  private readonly drawn: string;
+  private readonly glyphAt = new Map<number, string>();
+  private cursor = 0;
+
+  constructor(glyphs: readonly string[]) {
+    let drawn = "";
+    for (const glyph of glyphs) {
+      const visible = glyph.replace(/\s+/g, "");
+      if (visible === "") continue;
+      if ([...visible].length > 1 && STRONG_RTL.test(visible)) this.glyphAt.set(drawn.length, visible);
+      drawn += visible;
+    }
+    this.drawn = drawn;
+  }
+
+  /** Whether the page has any multi-letter right-to-left glyph at all. */
+  get needed(): boolean {
+    return this.glyphAt.size > 0;
+  }
+
+  /** A right-to-left run as pdf.js gave it, with every multi-letter glyph's letters back in order. */
+  restore(text: string): string {
+    // Only a run pdf.js reversed whole (no left-to-right letters or digits kept in their order).
+    if (!this.needed || !STRONG_RTL.test(text) || /[A-Za-z0-9\u00c0-\u024f]/.test(text)) return text;
+    const visual = [...text].reverse();
+    const letters = visual.filter((char) => !/\s/.test(char)).join("");
+    if (letters === "") return text;
+    let start = this.drawn.indexOf(letters, this.cursor);
+    if (start < 0) start = this.drawn.indexOf(letters);
+    if (start < 0) return text;
+    this.cursor = start + letters.length;
+    // Walk the visual text and the drawn glyphs together, reversing each ligature's letters in place.
+    let drawnIndex = start;
+    for (let index = 0; index < visual.length; ) {
+      if (/\s/.test(visual[index]!)) {
+        index++;
+        continue;
+      }
+      const glyph = this.glyphAt.get(drawnIndex);
+      const length = glyph ? [...glyph].length : 1;
+      if (glyph && visual.slice(index, index + length).join("") === glyph) {
+        visual.splice(index, length, ...[...glyph].reverse());
+      }
+      index += length;
+      drawnIndex += glyph ? glyph.length : visual[index - 1]!.length;
+    }
+    return visual.reverse().join("");
+  }
+}

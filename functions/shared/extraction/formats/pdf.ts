@@ -12,6 +12,7 @@ import {
   findTitleLines,
   type LayoutLine,
   lineEndHyphen,
+  LigatureOrder,
   lineText,
   WordStatistics,
 } from "../pdf-layout.ts";
@@ -188,7 +189,7 @@ async function pageLines(
   notes: Notes,
   fontPages: Map<string, number>,
 ): Promise<Line[]> {
-  const lines = await textLayerLines(page);
+  const lines = await textLayerLines(page, pdfjs);
   for (const line of lines) if (line.font !== "" && !fontPages.has(line.font)) fontPages.set(line.font, number);
   if (policy === "never") {
     if (visibleCharacters(lines) < MIN_TEXT_LAYER_CHARACTERS) notes.add("no text layer (OCR is off with strategy fast)", number);
@@ -239,10 +240,11 @@ interface TextItem {
  * Glyph runs in content order, joined into lines where the baseline moves; a line's runs are put in
  * reading order (right-to-left lines too) and spaced where there is a gap.
  */
-async function textLayerLines(page: PdfPage): Promise<Line[]> {
+async function textLayerLines(page: PdfPage, pdfjs?: PdfJs): Promise<Line[]> {
   // Normalisation (NFKC) comes after pdf.js's own bidi pass, not before it, so a ligature the font
   // maps to one presentation-form character keeps its letters in order.
   const content = await page.getTextContent({ disableNormalization: true });
+  const ligatures = pdfjs && content.items.some((item) => (item as { dir?: string }).dir === "rtl") ? await drawnLigatures(pdfjs, page) : undefined;
   const lines: Line[] = [];
   let runs: LineRun[] = [];
   let y = 0;
@@ -280,7 +282,8 @@ async function textLayerLines(page: PdfPage): Promise<Line[]> {
       if (runs.length > 0 && Math.abs(itemY - y) > Math.max(itemSize, size) * 0.5) flush();
       if (runs.length === 0) y = itemY;
       // Runs drawn one after another with a gap get a space even when the line is read in drawing order.
-      runs.push({ text: item.str, rtl: (raw as { dir?: string }).dir === "rtl", x: itemX, width: item.width });
+      const rtl = (raw as { dir?: string }).dir === "rtl";
+      runs.push({ text: rtl && ligatures ? ligatures.restore(item.str) : item.str, rtl, x: itemX, width: item.width });
       size = Math.max(size, itemSize);
       endX = itemX + item.width;
       left = Math.min(left, itemX);
@@ -291,6 +294,24 @@ async function textLayerLines(page: PdfPage): Promise<Line[]> {
   }
   flush();
   return lines;
+}
+
+/** The glyphs a page draws, in drawing order, for putting right-to-left ligatures' letters in order. */
+async function drawnLigatures(pdfjs: PdfJs, page: PdfPage): Promise<LigatureOrder | undefined> {
+  try {
+    const operators = await page.getOperatorList();
+    const glyphs: string[] = [];
+    operators.fnArray.forEach((op, index) => {
+      if (op !== pdfjs.OPS.showText && op !== pdfjs.OPS.showSpacedText && op !== pdfjs.OPS.nextLineShowText && op !== pdfjs.OPS.nextLineSetSpacingShowText) return;
+      const shown = operators.argsArray[index]?.[op === pdfjs.OPS.nextLineSetSpacingShowText ? 2 : 0];
+      if (!Array.isArray(shown)) return;
+      for (const glyph of shown) if (glyph && typeof glyph === "object" && typeof glyph.unicode === "string") glyphs.push(glyph.unicode);
+    });
+    const order = new LigatureOrder(glyphs);
+    return order.needed ? order : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /**
