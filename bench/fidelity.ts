@@ -58,7 +58,8 @@ const read = (name: string) => readFileSync(join(FIDELITY_FIXTURES, name), "utf8
 
 /** The headings of find(1) as its source marks them (.SH and .SS). */
 function manHeadings(source: string): string[] {
-  return [...source.matchAll(/^\.S[HS] +(.+)$/gm)].map((match) => match[1]!.replace(/^"|"$/g, "").replace(/\\f[BIRP]|\\-/g, (escape) => (escape === "\\-" ? "-" : "")));
+  const escapes: Record<string, string> = { "\\-": "-", "\\(lq": "“", "\\(rq": "”" };
+  return [...source.matchAll(/^\.S[HS] +(.+)$/gm)].map((match) => match[1]!.replace(/^"|"$/g, "").replace(/\\f[BIRP]|\\-|\\\(lq|\\\(rq/g, (escape) => escapes[escape] ?? ""));
 }
 
 /** The author's outline of a PDF: every bookmark title, depth first. */

@@ -105,7 +105,7 @@ export function assignHeadingsByType(input: HeadingStyleInput): void {
     const size = roundedSize(line.size);
     if (size >= body * LARGER_RATIO) return `${size}|${isBoldFontName(input.fontName(line.font)) ? 1 : 0}`;
     if (size < body * 0.95 || bodyBold || line.font === bodyFont || !isBoldFontName(input.fontName(line.font))) return null;
-    return standsApart(line, previous, next, body) ? `${size}|1` : null;
+    return standsApart(line, previous, next, body, (other) => isBoldFontName(input.fontName(other.font))) ? `${size}|1` : null;
   };
 
   const styles = new Map<string, { characters: number; lines: LayoutLine[] }>();
@@ -170,10 +170,11 @@ function dominantFont(lines: readonly LayoutLine[]): string {
  * between lines of a paragraph, or set further left than the line below it (a man page's NAME
  * above its indented text), and not running on from a line that left its sentence open.
  */
-function standsApart(line: LayoutLine, previous: LayoutLine | undefined, next: LayoutLine | undefined, body: number): boolean {
-  const spaceAbove = previous === undefined || Math.abs(previous.y - line.y) > body * 1.6;
-  // A heading starts with a word; a bold option or command ("-depth", "$ find") is a term being defined.
-  if (!spaceAbove || next === undefined || !/^\p{L}/u.test(line.text)) return false;
+function standsApart(line: LayoutLine, previous: LayoutLine | undefined, next: LayoutLine | undefined, body: number, bold: (line: LayoutLine) => boolean): boolean {
+  // Space above, or a bold heading right above it set further left (a subsection under its section).
+  const spaceAbove = previous === undefined || Math.abs(previous.y - line.y) > body * 1.6 || (previous.left < line.left - body / 2 && bold(previous));
+  // A heading starts with a word (or a quoted one); a bold option or command ("-depth", "$ find") is a term being defined.
+  if (!spaceAbove || next === undefined || !/^[\p{L}“‘"']/u.test(line.text)) return false;
   if (next.left > line.left + body) return true;
   // Level with the text: only a short title-like line with space below it too (not a command or code).
   return Math.abs(line.y - next.y) > body * 1.6 && line.text.length <= 60 && /^\p{Lu}/u.test(line.text) && !/[$\\(){}=<>|/]/.test(line.text);
