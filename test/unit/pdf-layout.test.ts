@@ -8,9 +8,9 @@ import {
   LigatureOrder,
   lineEndHyphen,
   lineText,
-  textContinues,
   WordStatistics,
 } from "../../functions/shared/extraction/pdf-layout.ts";
+import { textContinues } from "../../functions/shared/extraction/paragraph-rules.ts";
 
 /** A line of body text at 12 pt unless told otherwise; y counts down the page 14 units a line. */
 function line(text: string, overrides: Partial<LayoutLine> = {}): LayoutLine {

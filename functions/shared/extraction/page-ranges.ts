@@ -1,5 +1,5 @@
 import { OffsetWriter } from "./markdown.ts";
-import { textContinues } from "./pdf-layout.ts";
+import { textContinues } from "./paragraph-rules.ts";
 import type { ExtractedDocument } from "./types.ts";
 
 /**

@@ -1,3 +1,5 @@
+import { BLOCK_START, SENTENCE_END } from "./paragraph-rules.ts";
+
 /**
  * The reading decisions of the PDF reader that need no PDF: which lines are headings (from the
  * type, when the file has no outline), whether a paragraph runs on across a page break, whether a
@@ -23,11 +25,6 @@ export interface LayoutLine {
 /** Words of a line as the statistics count them: letters (and digits inside words), lower-cased. */
 const WORD = /[\p{L}\p{N}]+/gu;
 
-/** Ends a sentence (or a clause that a new paragraph may follow): terminal punctuation, possibly closed by a quote or bracket. */
-const SENTENCE_END = /[.!?:;。！？…؟]["'”’»)\]]*$/u;
-
-/** A line that opens a list item or a new block on its own: a bullet, a number or letter with a full stop or bracket. */
-const BLOCK_START = /^(?:[•◦▪‣○●■□–—*-]\s|\(?\d{1,3}[.)]\s|\(?[a-z][.)]\s)/u;
 
 /**
  * Font names that say bold: the weight in the name (LiberationSerif-Bold, Times-Bold, Arial,Bold,
@@ -246,15 +243,6 @@ export function continuesAcrossPages(last: LayoutLine | undefined, first: Layout
   const characterWidth = (first.right - first.left) / Math.max(1, first.text.length);
   const firstWord = first.text.split(" ", 1)[0]!;
   return rightMargin - last.right < (firstWord.length + 1) * characterWidth;
-}
-
-/** Text-only form of continuesAcrossPages, for joining page ranges read in different steps. */
-export function textContinues(previous: string, next: string): boolean {
-  const last = previous.trimEnd().split("\n").pop() ?? "";
-  const first = next.trimStart().split("\n")[0] ?? "";
-  if (last === "" || first === "" || /^#{1,6} /.test(last) || /^#{1,6} /.test(first)) return false;
-  if (SENTENCE_END.test(last) || BLOCK_START.test(first)) return false;
-  return /^\p{Ll}/u.test(first) || /[,–—-]$/.test(last);
 }
 
 /** A run of glyphs on one line, as pdf.js gives it: its text in logical order, its direction and position. */
