@@ -129,13 +129,14 @@ class Renderer {
     if (list.id !== undefined) this.lastById.set(list.id, list.next - 1);
   }
 
+  /** An item, numbered explicitly in a numbered list: an unnumbered list-header between items must not shift the numbers. */
   private item(element: XmlElement): void {
     const list = this.lists[this.lists.length - 1];
     const restart = Number.parseInt(element.attributes["text:start-value"] ?? "", 10);
     if (list && Number.isFinite(restart)) list.next = restart;
-    const value = list && Number.isFinite(restart) ? ` value="${restart}"` : "";
-    if (list && element.name === "text:list-item") list.next++;
-    this.wrap("li", element, value);
+    const numbered = list !== undefined && this.styles.get(list.style ?? "")?.get(list.level)?.numbered === true && element.name === "text:list-item";
+    this.wrap("li", element, numbered ? ` value="${list.next}"` : "");
+    if (numbered) list.next++;
   }
 
   private element(element: XmlElement): void {
