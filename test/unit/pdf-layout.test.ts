@@ -147,19 +147,19 @@ describe("right-to-left lines", () => {
     // Drawn left to right: "مراسلة" (rightmost, read first), then the address, then "الرجاء" ... as a
     // right-to-left writer lays out "الرجاء مراسلة apt@debian.org شكرا".
     const runs = [
-      { text: "شكرا", rtl: true, x: 10, width: 30 },
-      { text: "apt@debian.org", rtl: false, x: 45, width: 80 },
-      { text: "مراسلة", rtl: true, x: 130, width: 40 },
-      { text: "الرجاء", rtl: true, x: 175, width: 40 },
+      { text: "شكرا", x: 10, width: 30 },
+      { text: "apt@debian.org", x: 45, width: 80 },
+      { text: "مراسلة", x: 130, width: 40 },
+      { text: "الرجاء", x: 175, width: 40 },
     ];
     expect(lineText(runs, 2)).toBe("الرجاء مراسلة apt@debian.org شكرا");
   });
 
   it("leaves left-to-right lines in drawing order", () => {
     const runs = [
-      { text: "Hello", rtl: false, x: 10, width: 30 },
-      { text: "world", rtl: false, x: 44, width: 30 },
-      { text: "שלום", rtl: true, x: 80, width: 20 },
+      { text: "Hello", x: 10, width: 30 },
+      { text: "world", x: 44, width: 30 },
+      { text: "שלום", x: 80, width: 20 },
     ];
     expect(lineText(runs, 2)).toBe("Hello world שלום");
   });

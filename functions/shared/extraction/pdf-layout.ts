@@ -245,10 +245,9 @@ export function continuesAcrossPages(last: LayoutLine | undefined, first: Layout
   return rightMargin - last.right < (firstWord.length + 1) * characterWidth;
 }
 
-/** A run of glyphs on one line, as pdf.js gives it: its text in logical order, its direction and position. */
+/** A run of glyphs on one line, as pdf.js gives it: its text (each run in logical order) and position. */
 export interface LineRun {
   text: string;
-  rtl: boolean;
   x: number;
   width: number;
 }

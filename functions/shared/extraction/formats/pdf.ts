@@ -2,7 +2,6 @@ import { getResolvedPDFJS } from "unpdf";
 import { checkDeadline, checkPageCount, DocumentParseError } from "../limits.ts";
 import { OffsetWriter } from "../markdown.ts";
 import { encodePnm, ocrLanguage, OcrUnavailableError, recognize, tidyOcrText, type OcrLanguage, type RawImage } from "../ocr.ts";
-import type { LineRun } from "../pdf-layout.ts";
 import type { ExtractedDocument, ExtractionLimits, ExtractionOptions, FormatExtractor } from "../types.ts";
 import {
   assignHeadingsByType,
@@ -13,6 +12,7 @@ import {
   type LayoutLine,
   lineEndHyphen,
   LigatureOrder,
+  type LineRun,
   lineText,
   WordStatistics,
 } from "../pdf-layout.ts";
@@ -155,7 +155,7 @@ async function extract(bytes: Uint8Array, options: ExtractionOptions): Promise<E
       lastRead = number;
     }
 
-    const edges = await runningMatter(pdf, pages, first, lastRead, options, limits);
+    const edges = await runningMatter(pdfjs, pdf, pages, first, lastRead, options, limits);
     const bodies = pages.map((lines, index) => lines.slice(edges.headerLines[index] ?? 0, lines.length - (edges.footerLines[index] ?? 0)));
     if (!(await assignOutlineHeadings(pdf, bodies, first, limits))) {
       const names = await fontNames(pdf, boldCandidateFonts(bodies), fontPages, limits);
@@ -189,7 +189,7 @@ async function pageLines(
   notes: Notes,
   fontPages: Map<string, number>,
 ): Promise<Line[]> {
-  const lines = await textLayerLines(page, pdfjs);
+  const lines = await textLayerLines(pdfjs, page, true);
   for (const line of lines) if (line.font !== "" && !fontPages.has(line.font)) fontPages.set(line.font, number);
   if (policy === "never") {
     if (visibleCharacters(lines) < MIN_TEXT_LAYER_CHARACTERS) notes.add("no text layer (OCR is off with strategy fast)", number);
@@ -240,11 +240,12 @@ interface TextItem {
  * Glyph runs in content order, joined into lines where the baseline moves; a line's runs are put in
  * reading order (right-to-left lines too) and spaced where there is a gap.
  */
-async function textLayerLines(page: PdfPage, pdfjs?: PdfJs): Promise<Line[]> {
-  // Normalisation (NFKC) comes after pdf.js's own bidi pass, not before it, so a ligature the font
-  // maps to one presentation-form character keeps its letters in order.
+async function textLayerLines(pdfjs: PdfJs, page: PdfPage, readLigatures: boolean): Promise<Line[]> {
+  // pdf.js's own normalisation (ligatures and presentation forms, NFKC) comes after its bidi pass
+  // rather than before it, so a ligature the font maps to one presentation-form character keeps
+  // its letters in order; multi-letter glyphs are put in order from the drawn glyphs.
   const content = await page.getTextContent({ disableNormalization: true });
-  const ligatures = pdfjs && content.items.some((item) => (item as { dir?: string }).dir === "rtl") ? await drawnLigatures(pdfjs, page) : undefined;
+  const ligatures = readLigatures && content.items.some((item) => (item as { dir?: string }).dir === "rtl") ? await drawnLigatures(pdfjs, page) : undefined;
   const lines: Line[] = [];
   let runs: LineRun[] = [];
   let y = 0;
@@ -254,7 +255,7 @@ async function textLayerLines(page: PdfPage, pdfjs?: PdfJs): Promise<Line[]> {
   let right = 0;
   const fonts = new Map<string, number>();
   const flush = () => {
-    const text = lineText(runs, size * 0.15).normalize("NFKC").replace(/\s+/g, " ").trim();
+    const text = pdfjs.normalizeUnicode(lineText(runs, size * 0.15)).replace(/\s+/g, " ").trim();
     if (text !== "") {
       let font = "";
       let most = -1;
@@ -283,7 +284,7 @@ async function textLayerLines(page: PdfPage, pdfjs?: PdfJs): Promise<Line[]> {
       if (runs.length === 0) y = itemY;
       // Runs drawn one after another with a gap get a space even when the line is read in drawing order.
       const rtl = (raw as { dir?: string }).dir === "rtl";
-      runs.push({ text: rtl && ligatures ? ligatures.restore(item.str) : item.str, rtl, x: itemX, width: item.width });
+      runs.push({ text: rtl && ligatures ? ligatures.restore(item.str) : item.str, x: itemX, width: item.width });
       size = Math.max(size, itemSize);
       endX = itemX + item.width;
       left = Math.min(left, itemX);
@@ -499,6 +500,7 @@ interface SampledPage {
  * pages, so a range of two pages decides like the whole document would.
  */
 async function runningMatter(
+  pdfjs: PdfJs,
   pdf: PdfDocument,
   pages: Line[][],
   first: number,
@@ -520,7 +522,7 @@ async function runningMatter(
       checkDeadline(limits, LABEL);
       const page = await readPage(pdf, number);
       try {
-        sample.push({ number, lines: await textLayerLines(page) });
+        sample.push({ number, lines: await textLayerLines(pdfjs, page, false) });
       } finally {
         page.cleanup();
       }
