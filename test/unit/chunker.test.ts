@@ -609,6 +609,17 @@ describe("chunkText", () => {
       expect(chunks.filter((chunk) => chunk.text.includes("Closing paragraph")).every((chunk) => chunk.repeated === undefined || chunk.text.includes("| C199 |"))).toBe(true);
     });
 
+    it("repeats the header in overlapping chunks too, within the size limit", () => {
+      const input = sheet(120);
+      const chunks = chunkText(input, chunkOptions({ chunkSize: 256, chunkOverlap: 60 }));
+      expect(chunks.length).toBeGreaterThan(10);
+      for (const chunk of chunks.slice(1)) {
+        expect(chunk.repeated, chunk.text.slice(0, 60)).toBeGreaterThan(0);
+        expect(chunk.text.length).toBeLessThanOrEqual(256);
+        expect(chunk.text.slice(chunk.repeated)).toBe(input.slice(chunk.start, chunk.end));
+      }
+    });
+
     it("repeats nothing for chunks outside tables, and nothing when the header would fill half the chunk", () => {
       const prose = chunkText(paragraph(seededRandom(3), 60), chunkOptions({ chunkSize: 200 }));
       expect(prose.every((chunk) => chunk.repeated === undefined)).toBe(true);

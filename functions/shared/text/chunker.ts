@@ -523,10 +523,12 @@ class Chunker {
   /**
    * What a chunk starting at `start` repeats of the table it starts in: the heading above the
    * table and its header row (and separator, unless the chunk starts with it). Chunks come in text
-   * order, so one forward walk over the tables serves them all.
+   * order, so one walk over the tables serves them all.
    */
   private repeatedHeader(start: number): string {
     const first = skipWhitespace(this.text, start, this.length);
+    // An overlapping chunk may start a little before the previous one did.
+    while (this.nextTable > 0 && this.tables[this.nextTable - 1]!.end > first) this.nextTable--;
     while (this.nextTable < this.tables.length && this.tables[this.nextTable]!.end <= first) this.nextTable++;
     const table = this.tables[this.nextTable];
     if (table === undefined || first < table.separatorStart || first >= table.end) return "";
