@@ -1,3 +1,5 @@
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
 import { GetQueueAttributesCommand } from "@aws-sdk/client-sqs";
 import { describe, expect, it } from "vitest";
 import type { ChunksFile } from "../../functions/shared/domain/chunks.ts";
@@ -8,6 +10,7 @@ import {
   encryptedPdf,
   epubFile,
   IMAGE_LINES,
+  jpegImage,
   odtFile,
   png,
   pptxFile,
@@ -19,6 +22,7 @@ import {
   xlsxFile,
   zipBomb,
 } from "../fixtures/documents.ts";
+import { FIDELITY_FIXTURES } from "../fixtures/fidelity-sources.ts";
 import { chunksOf, ingestAndWait, newNamespace, type TestNamespace, upload } from "../support/ingestion.ts";
 import { useLocalStack } from "../support/local-stack.ts";
 
@@ -150,6 +154,26 @@ describe("Office documents", () => {
     expect(chunks.chunks.filter((chunk) => chunk.text.includes("Customer 1")).map((chunk) => chunk.metadata.sheet)).toEqual(["Customers"]);
   });
 
+  it("a long OpenDocument sheet: every chunk after a sheet's first repeats its name and header row and says so; the type is the file's own", async () => {
+    const ns = await newNamespace(api);
+    const bytes = new Uint8Array(readFileSync(join(FIDELITY_FIXTURES, "codes.ods")));
+    const { document } = await ingestFile(ns, "codes.ods", "application/vnd.oasis.opendocument.spreadsheet", bytes, { chunkSize: 600 });
+    expect(document).toMatchObject({ status: "COMPLETED", properties: { mimeType: "application/vnd.oasis.opendocument.spreadsheet" } });
+    const chunks = await chunksOf(ns, document.id);
+    const continuing = chunks.chunks.filter((chunk) => chunk.metadata.repeated_header !== undefined);
+    expect(continuing.length).toBeGreaterThan(20);
+    for (const chunk of continuing) {
+      const header = chunk.metadata.sheet === "Countries" ? "## Countries\n\n| Alpha-2 | Alpha-3 | Numeric | Name |\n| --- | --- | --- | --- |\n" : "## Languages\n\n| Alpha-3 | Alpha-2 | Name |\n| --- | --- | --- |\n";
+      expect(chunk.text.startsWith(header), chunk.text.slice(0, 120)).toBe(true);
+      expect(chunk.metadata.repeated_header).toBe(header.length);
+      expect(chunk.text.length).toBeLessThanOrEqual(600);
+    }
+    // Without their repeated headers the chunks still rebuild the extracted text exactly.
+    const rebuilt = chunks.chunks.map((chunk) => chunk.text.slice(chunk.metadata.repeated_header ?? 0)).join("");
+    expect(rebuilt.match(/^\| [A-Za-z]{2,3} \|/gm)?.length).toBeGreaterThan(700);
+    expect(rebuilt.match(/^\| --- \|/gm)).toHaveLength(2);
+  });
+
   it("a zip bomb posing as a Word file ends FAILED with the reason, without a dead letter", async () => {
     const ns = await newNamespace(api);
     const before = await ingestDeadLetters();
@@ -174,6 +198,18 @@ describe("other documents", () => {
       expect(wholeText(await chunksOf(ns, document.id))).toMatch(expected);
     });
   }
+
+  it("a PDF with no pages fails saying so", async () => {
+    const ns = await newNamespace(api);
+    const { document } = await ingestFile(ns, "empty.pdf", PDF, new Uint8Array(readFileSync(join(FIDELITY_FIXTURES, "empty.pdf"))));
+    expect(document).toMatchObject({ status: "FAILED", error: expect.stringContaining("the PDF has no pages") });
+  });
+
+  it("a JPEG sent as image/png is read, and reported as the JPEG it is", async () => {
+    const ns = await newNamespace(api);
+    const { document } = await ingestFile(ns, "scan.png", "image/png", jpegImage());
+    expect(document).toMatchObject({ status: "COMPLETED", properties: { mimeType: "image/jpeg" } });
+  });
 
   it("an image is read through OCR, and search finds its text", async () => {
     const ns = await newNamespace(api);

@@ -113,6 +113,8 @@ describe("ingesting text and batches", () => {
     const [document] = await documentsOfJob(ns, job.id);
     expect(document.source).toEqual({ type: "TEXT", text });
     expect(document.properties).toEqual({ fileSize: Buffer.byteLength(text), mimeType: "text/plain" });
+    // The document reports the config it was ingested with, whatever the payload type.
+    expect(document.config).toEqual(job.config);
     const url = (await ns.call("POST", `/documents/${document.id}/chunks-download-url`)).body.data.url;
     const chunksFile: any = await (await fetch(url)).json();
     expect(chunksFile.metadata).toMatchObject({ team: "docs", year: 2026 });
@@ -146,6 +148,29 @@ describe("ingesting text and batches", () => {
     const csv = documents.find((document) => document.name === "people.csv");
     expect(csv.config).toEqual({ metadata: { source: "hr" } });
     expect(csv.properties.mimeType).toBe("text/csv");
+  });
+
+  it("gives every document the job's config, with a BATCH item's own fields over it", async () => {
+    const ns = await newNamespace(api);
+    const created = await ns.call("POST", "/ingest-jobs", {
+      body: {
+        config: { chunkSize: 400, metadata: { team: "docs", year: 2026 } },
+        payload: {
+          type: "BATCH",
+          items: [
+            { type: "TEXT", text: "First text document.", fileName: "first.txt" },
+            { type: "TEXT", text: "Second text document.", fileName: "second.txt", config: { chunkSize: 300, metadata: { year: 2027 } } },
+          ],
+        },
+      },
+    });
+    expect(created.status).toBe(201);
+    const job = await waitForJob(ns, created.body.data.id);
+    expect(job.status).toBe("COMPLETED");
+    const documents = await documentsOfJob(ns, job.id);
+    const byName = new Map<string, any>(documents.map((document: any) => [document.name, document]));
+    expect(byName.get("first.txt").config).toEqual({ chunkSize: 400, metadata: { team: "docs", year: 2026 } });
+    expect(byName.get("second.txt").config).toEqual({ chunkSize: 300, metadata: { team: "docs", year: 2027 } });
   });
 
   it("fails a document whose file cannot be parsed, with the reason, and fails its job", async () => {

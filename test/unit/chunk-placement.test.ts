@@ -19,4 +19,11 @@ describe("chunk placement", () => {
   it("leaves text before the first section and unpaged text unplaced", () => {
     expect(chunkPlacements([chunk("preface", 0)], { sections: [{ offset: 10, metadata: { slide: 1 } }] })).toEqual([{}]);
   });
+
+  it("says how much of a chunk's text repeats its table's header, and places the chunk by the rest", () => {
+    const header = "## Sheet\n\n| A |\n| --- |\n";
+    const sections = [{ offset: 0, metadata: { sheet: "Sheet" } }, { offset: 50, metadata: { sheet: "Next" } }];
+    const repeated = { text: `${header}\n\n## Next`, start: 48, end: 57, repeated: header.length };
+    expect(chunkPlacements([chunk("## Sheet", 0), repeated], { sections })).toEqual([{ sheet: "Sheet" }, { sheet: "Next", repeated_header: header.length }]);
+  });
 });

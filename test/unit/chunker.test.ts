@@ -586,6 +586,58 @@ describe("chunkText", () => {
     });
   });
 
+  describe("tables", () => {
+    const sheet = (rows: number) =>
+      ["## Countries", "", "| Code | Name |", "| --- | --- |", ...Array.from({ length: rows }, (_, index) => `| C${index} | Country number ${index} |`)].join("\n");
+
+    it("repeats the header row and the sheet heading at the start of every chunk that continues a table", () => {
+      const input = `Intro paragraph.\n\n${sheet(200)}\n\nClosing paragraph after the table.`;
+      const chunks = chunkText(input, chunkOptions({ chunkSize: 300 }));
+      expect(chunks.length).toBeGreaterThan(10);
+      const continuing = chunks.filter((chunk) => chunk.start > input.indexOf("| C0 |") && input.slice(chunk.start, chunk.end).trimStart().startsWith("| C"));
+      expect(continuing.length).toBeGreaterThan(8);
+      for (const chunk of continuing) {
+        expect(chunk.text.startsWith("## Countries\n\n| Code | Name |\n| --- | --- |\n| C")).toBe(true);
+        expect(chunk.repeated).toBe("## Countries\n\n| Code | Name |\n| --- | --- |\n".length);
+      }
+      // Without the repeated part the chunks are still exact slices that rebuild the input, and
+      // the repetition counts against the size limit.
+      expect(chunks.map((chunk) => chunk.text.slice(chunk.repeated ?? 0)).join("")).toBe(input);
+      for (const chunk of chunks) expect(chunk.text.slice(chunk.repeated ?? 0)).toBe(input.slice(chunk.start, chunk.end));
+      expect(Math.max(...chunks.map((chunk) => chunk.text.length))).toBeLessThanOrEqual(300);
+      expect(chunks.filter((chunk) => chunk.text.includes("Closing paragraph")).every((chunk) => chunk.repeated === undefined || chunk.text.includes("| C199 |"))).toBe(true);
+    });
+
+    it("repeats the header in overlapping chunks too, within the size limit", () => {
+      const input = sheet(120);
+      const chunks = chunkText(input, chunkOptions({ chunkSize: 256, chunkOverlap: 60 }));
+      expect(chunks.length).toBeGreaterThan(10);
+      for (const chunk of chunks.slice(1)) {
+        expect(chunk.repeated, chunk.text.slice(0, 60)).toBeGreaterThan(0);
+        expect(chunk.text.length).toBeLessThanOrEqual(256);
+        expect(chunk.text.slice(chunk.repeated)).toBe(input.slice(chunk.start, chunk.end));
+      }
+    });
+
+    it("repeats nothing for chunks outside tables, and nothing when the header would fill half the chunk", () => {
+      const prose = chunkText(paragraph(seededRandom(3), 60), chunkOptions({ chunkSize: 200 }));
+      expect(prose.every((chunk) => chunk.repeated === undefined)).toBe(true);
+      const wide = `| ${"Long column title ".repeat(8)}| B |\n| --- | --- |\n${Array.from({ length: 40 }, (_, index) => `| row ${index} | value |`).join("\n")}`;
+      const chunks = chunkText(wide, chunkOptions({ chunkSize: 256 }));
+      expect(chunks.length).toBeGreaterThan(2);
+      expect(chunks.every((chunk) => chunk.repeated === undefined)).toBe(true);
+      expect(texts(chunks).join("")).toBe(wide);
+    });
+
+    it("repeats a table's header in by_title chunks and keeps a table without a heading headed by its row alone", () => {
+      const input = `# Report\n\nText.\n\n| Year | Total |\n|---|---|\n${Array.from({ length: 60 }, (_, index) => `| ${2000 + index} | ${index * 7} |`).join("\n")}\n`;
+      const chunks = chunkText(input, chunkOptions({ chunkSize: 160, strategy: "by_title" }));
+      const continuing = chunks.filter((chunk) => chunk.repeated !== undefined);
+      expect(continuing.length).toBeGreaterThan(3);
+      for (const chunk of continuing) expect(chunk.text.startsWith("| Year | Total |\n|---|---|\n| 20")).toBe(true);
+    });
+  });
+
   describe("pages", () => {
     it("numbers each chunk by the page holding its first character", () => {
       const pages = ["Page one text.\n\n", "Page two has more words.\n\n", "Page three.\n"];

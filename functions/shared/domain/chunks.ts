@@ -5,7 +5,7 @@ export interface ChunksFile {
   metadata: Record<string, MetadataValue>;
   total_chunks: number;
   total_characters: number;
-  chunks: { id: string; text: string; metadata: { sequence_number: number; page_number?: number; sheet?: string; slide?: number } }[];
+  chunks: { id: string; text: string; metadata: { sequence_number: number; page_number?: number; sheet?: string; slide?: number; repeated_header?: number } }[];
 }
 
 /** Chunk ids are stable across re-ingestions of the same document: `<documentId>#<sequence>`. */

@@ -34,7 +34,7 @@ export const chunkMetadata = z
       message: `metadata must serialise to at most ${MAX_METADATA_BYTES} bytes of JSON`,
     }),
     z.refine((value) => Object.keys(value).every((key) => !RESERVED_METADATA_KEYS.has(key)), {
-      message: "metadata keys documentId, namespaceId, tenantId, ingestJobId, sequence_number, page_number, sheet, slide, filename and text are reserved",
+      message: "metadata keys documentId, namespaceId, tenantId, ingestJobId, sequence_number, page_number, sheet, slide, repeated_header, filename and text are reserved",
     }),
   );
 
@@ -47,6 +47,7 @@ export const RESERVED_METADATA_KEYS = new Set([
   "page_number",
   "sheet",
   "slide",
+  "repeated_header",
   "filename",
   "text",
 ]);

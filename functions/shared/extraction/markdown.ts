@@ -70,11 +70,15 @@ export class OffsetWriter {
   private readonly parts: string[] = [];
   private length = 0;
 
-  /** Appends a part and returns the offset where it starts. */
-  append(text: string): number {
+  /**
+   * Appends a part and returns the offset where it starts. `separator` joins it to what came
+   * before: a blank line by default; a PDF page whose paragraph runs on from the previous page
+   * joins with a line break, or with nothing where a word was hyphenated over the page break.
+   */
+  append(text: string, separator = "\n\n"): number {
     if (this.length > 0 && text !== "") {
-      this.parts.push("\n\n");
-      this.length += 2;
+      this.parts.push(separator);
+      this.length += separator.length;
     }
     const offset = this.length;
     this.parts.push(text);

@@ -411,7 +411,7 @@ class HtmlConverter {
   private itemDepth = 0;
   private titleParts: string[] | undefined;
   private title: string | undefined;
-  private readonly lists: { ordered: boolean; next: number }[] = [];
+  private readonly lists: { ordered: boolean; next: number; type: string }[] = [];
   private readonly tables: TableState[] = [];
 
   private get sink(): Sink {
@@ -498,7 +498,8 @@ class HtmlConverter {
         const breaks = this.lists.length === 0 ? 2 : 1;
         sink.lineBreaks(breaks);
         const start = Number.parseInt(attribs.start ?? "", 10);
-        this.lists.push({ ordered: name === "ol", next: Number.isFinite(start) ? start : 1 });
+        const type = /^[aAiI]$/.test(attribs.type ?? "") ? attribs.type! : "1";
+        this.lists.push({ ordered: name === "ol", next: Number.isFinite(start) ? start : 1, type });
         frame.close = () => {
           this.lists.pop();
           this.sink.lineBreaks(breaks);
@@ -509,7 +510,10 @@ class HtmlConverter {
         const list = this.lists[this.lists.length - 1];
         const indent = "  ".repeat(Math.min(MAX_LIST_INDENT, Math.max(0, this.lists.length - 1)));
         sink.lineBreaks(1, true);
-        sink.marker(`${indent}${list?.ordered ? `${list.next++}.` : "-"} `);
+        // <li value> renumbers the list from this item on, as browsers do.
+        const value = Number.parseInt(attribs.value ?? "", 10);
+        if (list?.ordered && Number.isFinite(value)) list.next = value;
+        sink.marker(`${indent}${list?.ordered ? `${listLabel(list.next++, list.type)}.` : "-"} `);
         this.itemDepth++;
         frame.close = () => {
           this.itemDepth--;
@@ -684,6 +688,26 @@ function htmlToText(html: string): string {
   parser.write(html);
   parser.end();
   return converter.result();
+}
+
+/** An ordered list's label in its `type`: 3 is "3", "c", "C", "iii" or "III". */
+function listLabel(number: number, type: string): string {
+  if (type === "1" || number < 1 || number > 3999) return String(number);
+  if (type === "a" || type === "A") {
+    let label = "";
+    for (let rest = number; rest > 0; rest = Math.floor((rest - 1) / 26)) label = String.fromCharCode(97 + ((rest - 1) % 26)) + label;
+    return type === "A" ? label.toUpperCase() : label;
+  }
+  const numerals: [number, string][] = [[1000, "m"], [900, "cm"], [500, "d"], [400, "cd"], [100, "c"], [90, "xc"], [50, "l"], [40, "xl"], [10, "x"], [9, "ix"], [5, "v"], [4, "iv"], [1, "i"]];
+  let roman = "";
+  let rest = number;
+  for (const [value, numeral] of numerals) {
+    while (rest >= value) {
+      roman += numeral;
+      rest -= value;
+    }
+  }
+  return type === "I" ? roman.toUpperCase() : roman;
 }
 
 function languageOf(className: string | undefined): string {

@@ -26,6 +26,12 @@
  *   instead of ending mid-sentence or leaving a small tail.
  * - `pageOffsets`: the start offset of every page, in order, page 1 first (normally 0). A chunk's
  *   `page` is the page containing its first character; text before the first offset is page 1.
+ * - Tables: a chunk that starts among the rows of a Markdown table (after its header row) repeats
+ *   the table's header row and separator, and the heading right above the table if there is one
+ *   (a workbook's sheet name), at the start of its text, so every chunk of a long table can be
+ *   read alone. `repeated` says how many characters that is; the rest of the text is still the
+ *   exact slice `[start, end)`, and the repetition counts against the size limits. A header longer
+ *   than half the chunk size is not repeated (the chunk would have little room for rows).
  * - Whitespace-only text gives no chunks. A chunk is never whitespace-only unless the input holds a
  *   whitespace run about as long as the size limit, which cannot be placed any other way without
  *   breaking the size limit or exact reassembly.
@@ -45,11 +51,13 @@ export interface ChunkOptions {
   languageCode?: string;
 }
 
-/** A slice of the input: `text === input.slice(start, end)`. */
+/** A slice of the input: `text === input.slice(start, end)`, after the `repeated` characters of a table header. */
 export interface TextChunk {
   text: string;
   start: number;
   end: number;
+  /** Characters at the start of `text` that repeat the header of the table the chunk continues (see Tables above). */
+  repeated?: number;
   /** 1-based page of `start`, when page offsets were given. */
   page?: number;
 }
@@ -65,7 +73,7 @@ export const DEFAULT_CHUNK_OPTIONS: ChunkOptions = Object.freeze({
  * Never throws and always terminates, whatever the options: out-of-range sizes are clamped.
  */
 export function chunkText(text: string, options: ChunkOptions, pageOffsets?: number[]): TextChunk[] {
-  const chunker = new Chunker(text, resolveLimits(options), languageRules(options.languageCode));
+  const chunker = new Chunker(text, resolveLimits(options), languageRules(options.languageCode), findTables(text));
   if (skipWhitespace(text, 0, text.length) === text.length) return chunker.chunks;
 
   const byTitle = options.strategy === "by_title";
@@ -418,6 +426,57 @@ function assignPages(chunks: TextChunk[], pageOffsets: readonly number[]): void 
   }
 }
 
+interface TableSpan {
+  /** Start of the separator line (`| --- |`) and of the first row after it. */
+  separatorStart: number;
+  bodyStart: number;
+  /** End of the last row. */
+  end: number;
+  /** The heading directly above the table (with its blank line), and the header row's line. */
+  heading: string;
+  headerLine: string;
+  separatorLine: string;
+}
+
+/** `| --- | :-: |`: the line under a Markdown table's header row. */
+const TABLE_SEPARATOR = /^\|(?:[ \t]*:?-{3,}:?[ \t]*\|)+[ \t]*$/gm;
+
+/** Every Markdown table with a header row, in order, with what a chunk continuing it repeats. */
+function findTables(text: string): TableSpan[] {
+  const tables: TableSpan[] = [];
+  if (!text.includes("|")) return tables;
+  TABLE_SEPARATOR.lastIndex = 0;
+  for (let match = TABLE_SEPARATOR.exec(text); match !== null; match = TABLE_SEPARATOR.exec(text)) {
+    const separatorStart = match.index;
+    if (separatorStart < 2 || text.charCodeAt(separatorStart - 1) !== LINE_FEED) continue;
+    const headerStart = text.lastIndexOf("\n", separatorStart - 2) + 1;
+    if (text.charCodeAt(headerStart) !== 0x7c) continue;
+    const headerLine = text.slice(headerStart, separatorStart - 1);
+    let end = separatorStart + match[0].length;
+    let bodyStart = end < text.length ? end + 1 : end;
+    let line = bodyStart;
+    while (line < text.length && text.charCodeAt(line) === 0x7c) {
+      const lineEnd = text.indexOf("\n", line);
+      end = lineEnd === -1 ? text.length : lineEnd;
+      line = end + 1;
+    }
+    if (end <= bodyStart) bodyStart = end;
+    tables.push({ separatorStart, bodyStart, end, heading: headingAbove(text, headerStart), headerLine, separatorLine: match[0] });
+    TABLE_SEPARATOR.lastIndex = Math.max(end, separatorStart + match[0].length);
+  }
+  return tables;
+}
+
+/** The ATX heading line standing above `lineStart` with only blank lines between, plus a blank line; or "". */
+function headingAbove(text: string, lineStart: number): string {
+  let end = lineStart - 1;
+  while (end > 0 && isWhitespace(text.charCodeAt(end - 1))) end--;
+  if (end <= 0) return "";
+  const start = text.lastIndexOf("\n", end - 1) + 1;
+  if (end - start > MAX_HEADING_LENGTH || !isAtxHeading(text, start, end)) return "";
+  return `${text.slice(start, end)}\n\n`;
+}
+
 /** How far before a window's end the dictionary word-break fallback looks. */
 const SEGMENTER_LOOKBEHIND = 256;
 /** Characters past the window's end the segmenter sees, so it can tell whether the end is a break. */
@@ -443,21 +502,55 @@ class Chunker {
   readonly chunks: TextChunk[] = [];
   private readonly text: string;
   private readonly length: number;
-  private readonly limits: Limits;
+  /** The limits of the chunk being built: the configured ones, less a repeated table header. */
+  private limits: Limits;
+  private readonly configured: Limits;
   private readonly rules: LanguageRules;
+  private readonly tables: readonly TableSpan[];
+  private nextTable = 0;
   private newlineSearchedFrom = 0;
   private nextNewline = -1;
 
-  constructor(text: string, limits: Limits, rules: LanguageRules) {
+  constructor(text: string, limits: Limits, rules: LanguageRules, tables: readonly TableSpan[]) {
     this.text = text;
     this.length = text.length;
     this.limits = limits;
+    this.configured = limits;
     this.rules = rules;
+    this.tables = tables;
+  }
+
+  /**
+   * What a chunk starting at `start` repeats of the table it starts in: the heading above the
+   * table and its header row (and separator, unless the chunk starts with it). Chunks come in text
+   * order, so one walk over the tables serves them all.
+   */
+  private repeatedHeader(start: number): string {
+    const first = skipWhitespace(this.text, start, this.length);
+    // An overlapping chunk may start a little before the previous one did.
+    while (this.nextTable > 0 && this.tables[this.nextTable - 1]!.end > first) this.nextTable--;
+    while (this.nextTable < this.tables.length && this.tables[this.nextTable]!.end <= first) this.nextTable++;
+    const table = this.tables[this.nextTable];
+    if (table === undefined || first < table.separatorStart || first >= table.end) return "";
+    const header = first < table.bodyStart ? `${table.heading}${table.headerLine}\n` : `${table.heading}${table.headerLine}\n${table.separatorLine}\n`;
+    return header.length * 2 <= this.configured.target ? header : "";
+  }
+
+  /** The configured limits less the room a repeated header takes. */
+  private limitsAfter(repeated: number): Limits {
+    if (repeated === 0) return this.configured;
+    const { target, hardMax, overlap } = this.configured;
+    const shorterTarget = Math.max(SMALLEST_LIMIT, target - repeated);
+    return {
+      target: shorterTarget,
+      hardMax: Math.max(shorterTarget, hardMax - repeated),
+      overlap: Math.min(overlap, Math.ceil(shorterTarget / 2) - 1),
+      fillFloor: Math.floor(shorterTarget * MIN_FILL_RATIO),
+    };
   }
 
   /** Chunks the hard segment [segmentStart, segmentEnd); no chunk crosses its edges. */
   readonly chunkSegment = (segmentStart: number, segmentEnd: number): void => {
-    const { target, hardMax, overlap } = this.limits;
     const contentEnd = contentEndIn(this.text, segmentStart, segmentEnd);
     if (contentEnd === segmentStart) {
       this.absorbWhitespace(segmentStart, segmentEnd);
@@ -466,10 +559,13 @@ class Chunker {
     let start = segmentStart; // first character of the chunk being built
     let fresh = segmentStart; // first character no earlier chunk holds (start < fresh when overlapping)
     for (;;) {
+      const header = this.tables.length === 0 ? "" : this.repeatedHeader(start);
+      this.limits = this.limitsAfter(header.length);
+      const { target, hardMax, overlap } = this.limits;
       const remaining = segmentEnd - start;
       // hardMax >= target: a tail that fits the hard limit is kept whole rather than split off.
       if (remaining <= hardMax) {
-        this.emit(start, segmentEnd);
+        this.emit(start, segmentEnd, header);
         return;
       }
       let cut: number;
@@ -484,26 +580,29 @@ class Chunker {
         cut = this.findCut(start, fresh, start + target, 0, segmentEnd);
       }
       if (cut <= fresh) cut = this.forwardProgress(fresh, start);
-      this.emit(start, cut);
+      this.emit(start, cut, header);
       fresh = cut;
       start = overlap > 0 ? this.overlapStart(cut, segmentStart) : cut;
     }
   };
 
-  private emit(start: number, end: number): void {
-    this.chunks.push({ text: this.text.slice(start, end), start, end });
+  private emit(start: number, end: number, header: string): void {
+    const slice = this.text.slice(start, end);
+    this.chunks.push(header === "" ? { text: slice, start, end } : { text: header + slice, start, end, repeated: header.length });
   }
 
   /** Whitespace between hard segments joins the chunk before it when it fits there. */
   private absorbWhitespace(start: number, end: number): void {
     const previous = this.chunks[this.chunks.length - 1];
-    if (previous !== undefined && previous.end === start && end - previous.start <= this.limits.hardMax) {
+    const repeated = previous?.repeated ?? 0;
+    if (previous !== undefined && previous.end === start && end - previous.start + repeated <= this.configured.hardMax) {
       previous.end = end;
-      previous.text = this.text.slice(previous.start, end);
+      previous.text = previous.text.slice(0, repeated) + this.text.slice(previous.start, end);
       return;
     }
+    this.limits = this.configured;
     const { hardMax } = this.limits;
-    for (let from = start; from < end; from += hardMax) this.emit(from, Math.min(end, from + hardMax));
+    for (let from = start; from < end; from += hardMax) this.emit(from, Math.min(end, from + hardMax), "");
   }
 
   /** Last resort that guarantees progress even on inputs the boundary search cannot place. */

@@ -3,13 +3,29 @@ import { checkDeadline, checkPageCount, DocumentParseError } from "../limits.ts"
 import { OffsetWriter } from "../markdown.ts";
 import { encodePnm, ocrLanguage, OcrUnavailableError, recognize, tidyOcrText, type OcrLanguage, type RawImage } from "../ocr.ts";
 import type { ExtractedDocument, ExtractionLimits, ExtractionOptions, FormatExtractor } from "../types.ts";
+import {
+  assignHeadingsByType,
+  bodySize,
+  boldCandidateFonts,
+  continuesAcrossPages,
+  findTitleLines,
+  type LayoutLine,
+  lineEndHyphen,
+  LigatureOrder,
+  type LineRun,
+  lineText,
+  WordStatistics,
+} from "../pdf-layout.ts";
 
 /**
  * PDF through unpdf's serverless build of pdf.js (no worker file, no canvas): the text layer page
- * by page, in content order, with lines and paragraphs rebuilt from glyph positions, larger type
- * as headings, repeated page headers and footers removed, and OCR of a page's embedded image(s)
- * where the page has no text layer (or everywhere, when asked). Only the requested page range is
- * read, so a long document is extracted a range per worker step with flat memory.
+ * by page, in content order, with lines and paragraphs rebuilt from glyph positions, right-to-left
+ * lines in reading order, repeated page headers and footers removed, and OCR of a page's embedded
+ * image(s) where the page has no text layer (or everywhere, when asked). Headings come from the
+ * document's outline (bookmarks) where it has one, else from the type (pdf-layout.ts); a paragraph
+ * that runs over a page break stays one paragraph, and a word hyphenated at a line end is joined
+ * when the document spells it whole. Only the requested page range is read, so a long document is
+ * extracted a range per worker step with flat memory.
  */
 
 type PdfJs = Awaited<ReturnType<typeof getResolvedPDFJS>>;
@@ -27,13 +43,16 @@ const MIN_DETECTION_PAGES = 8;
 const REPEATED_SHARE = 0.6;
 /** Up to this many lines at each edge of a page can be running matter (a title line above a rule and a page number, say). */
 const MAX_EDGE_LINES = 2;
+/** Fonts whose names are read (each costs one page's operator list) to tell bold headings from body text. */
+const MAX_NAMED_FONTS = 12;
+/** Outline entries read; a book's outline has hundreds, a machine-made one could have any number. */
+const MAX_OUTLINE_ENTRIES = 5000;
 
-interface Line {
-  text: string;
-  /** Baseline, PDF units from the bottom. */
-  y: number;
-  /** Type size of the line's largest run. */
-  size: number;
+type Line = LayoutLine;
+
+/** A line of OCR text: no position or type, so no layout rule applies to it. */
+function ocrLine(text: string): Line {
+  return { text, y: 0, size: 0, left: 0, right: 0, font: "", heading: 0 };
 }
 
 type OcrPolicy = "never" | "missing-text" | "also-images" | "every-page";
@@ -102,6 +121,9 @@ async function extract(bytes: Uint8Array, options: ExtractionOptions): Promise<E
   const { pdfjs, pdf } = await openPdf(bytes, limits);
   try {
     const totalPages = pdf.numPages;
+    // A valid PDF may have an empty page tree (`qpdf --empty` makes one); there is nothing to read,
+    // and "page 1 cannot be read" would wrongly call the file corrupt.
+    if (totalPages === 0) throw new DocumentParseError("the PDF has no pages");
     checkPageCount(totalPages, limits, LABEL);
     const first = Math.max(1, Math.min(totalPages, options.pageRange?.first ?? 1));
     const last = Math.max(first, Math.min(totalPages, options.pageRange?.last ?? totalPages));
@@ -117,6 +139,8 @@ async function extract(bytes: Uint8Array, options: ExtractionOptions): Promise<E
     };
 
     const pages: Line[][] = [];
+    /** The first page each font is used on, to read its name from if the type rule needs it. */
+    const fontPages = new Map<string, number>();
     let lastRead = first - 1;
     for (let number = first; number <= last; number++) {
       // Past the soft stop, the pages read so far are returned and the caller carries on from the next one.
@@ -124,21 +148,20 @@ async function extract(bytes: Uint8Array, options: ExtractionOptions): Promise<E
       checkDeadline(limits, LABEL);
       const page = await readPage(pdf, number);
       try {
-        pages.push(await pageLines(pdfjs, page, number, policy, limits, languageFor, notes));
+        pages.push(await pageLines(pdfjs, page, number, policy, limits, languageFor, notes, fontPages));
       } finally {
         page.cleanup();
       }
       lastRead = number;
     }
 
-    const edges = await runningMatter(pdf, pages, first, lastRead, options, limits);
-    const writer = new OffsetWriter();
-    const pageOffsets: number[] = [];
-    pages.forEach((lines, index) => {
-      const body = lines.slice(edges.headerLines[index] ?? 0, lines.length - (edges.footerLines[index] ?? 0));
-      pageOffsets.push(writer.append(renderLines(body)));
-    });
-    const text = writer.toString();
+    const edges = await runningMatter(pdfjs, pdf, pages, first, lastRead, options, limits);
+    const bodies = pages.map((lines, index) => lines.slice(edges.headerLines[index] ?? 0, lines.length - (edges.footerLines[index] ?? 0)));
+    if (!(await assignOutlineHeadings(pdf, bodies, first, limits))) {
+      const names = await fontNames(pdf, boldCandidateFonts(bodies), fontPages, limits);
+      assignHeadingsByType({ pages: bodies, fontName: (font) => names.get(font) });
+    }
+    const { text, pageOffsets } = renderPages(bodies);
     if (text.trim() === "" && notes.isEmpty()) {
       notes.add(first === lastRead ? `no text was found on page ${first}` : `no text was found on pages ${first}–${lastRead}`);
     }
@@ -164,8 +187,10 @@ async function pageLines(
   limits: ExtractionLimits,
   languageFor: () => OcrLanguage,
   notes: Notes,
+  fontPages: Map<string, number>,
 ): Promise<Line[]> {
-  const lines = await textLayerLines(page);
+  const lines = await textLayerLines(pdfjs, page, true);
+  for (const line of lines) if (line.font !== "" && !fontPages.has(line.font)) fontPages.set(line.font, number);
   if (policy === "never") {
     if (visibleCharacters(lines) < MIN_TEXT_LAYER_CHARACTERS) notes.add("no text layer (OCR is off with strategy fast)", number);
     return lines;
@@ -184,7 +209,7 @@ async function pageLines(
     checkDeadline(limits, LABEL);
     try {
       const text = tidyOcrText(await recognize(encodePnm(image), languageFor(), limits));
-      for (const line of text.split("\n")) ocrLines.push({ text: line, y: 0, size: 0 });
+      for (const line of text.split("\n")) ocrLines.push(ocrLine(line));
     } catch (error) {
       if (error instanceof DocumentParseError) throw error;
       const reason = error instanceof OcrUnavailableError ? error.message : `the image could not be read (${error instanceof Error ? error.message : String(error)})`;
@@ -193,7 +218,7 @@ async function pageLines(
   }
   if (policy === "every-page") return ocrLines.length > 0 ? ocrLines : lines;
   if (!hasText) return ocrLines;
-  return ocrLines.length > 0 ? [...lines, { text: "", y: 0, size: 0 }, ...ocrLines] : lines;
+  return ocrLines.length > 0 ? [...lines, ocrLine(""), ...ocrLines] : lines;
 }
 
 function visibleCharacters(lines: readonly Line[]): number {
@@ -208,21 +233,45 @@ interface TextItem {
   width: number;
   height: number;
   hasEOL: boolean;
+  fontName: string;
 }
 
-/** Glyph runs in content order, joined into lines where the baseline moves and spaced where there is a gap. */
-async function textLayerLines(page: PdfPage): Promise<Line[]> {
-  const content = await page.getTextContent();
+/**
+ * Glyph runs in content order, joined into lines where the baseline moves; a line's runs are put in
+ * reading order (right-to-left lines too) and spaced where there is a gap.
+ */
+async function textLayerLines(pdfjs: PdfJs, page: PdfPage, readLigatures: boolean): Promise<Line[]> {
+  // pdf.js's own normalisation (ligatures and presentation forms, NFKC) comes after its bidi pass
+  // rather than before it, so a ligature the font maps to one presentation-form character keeps
+  // its letters in order; multi-letter glyphs are put in order from the drawn glyphs.
+  const content = await page.getTextContent({ disableNormalization: true });
+  const ligatures = readLigatures && content.items.some((item) => (item as { dir?: string }).dir === "rtl") ? await drawnLigatures(pdfjs, page) : undefined;
   const lines: Line[] = [];
-  let text = "";
+  let runs: LineRun[] = [];
   let y = 0;
   let size = 0;
   let endX = 0;
+  let left = Number.POSITIVE_INFINITY;
+  let right = 0;
+  const fonts = new Map<string, number>();
   const flush = () => {
-    const trimmed = text.replace(/\s+/g, " ").trim();
-    if (trimmed !== "") lines.push({ text: trimmed, y, size });
-    text = "";
+    const text = pdfjs.normalizeUnicode(lineText(runs, size * 0.15)).replace(/\s+/g, " ").trim();
+    if (text !== "") {
+      let font = "";
+      let most = -1;
+      for (const [name, count] of fonts) {
+        if (count > most) {
+          font = name;
+          most = count;
+        }
+      }
+      lines.push({ text, y, size, left, right, font, heading: 0 });
+    }
+    runs = [];
     size = 0;
+    left = Number.POSITIVE_INFINITY;
+    right = 0;
+    fonts.clear();
   };
   for (const raw of content.items) {
     if (!("str" in raw)) continue;
@@ -231,12 +280,16 @@ async function textLayerLines(page: PdfPage): Promise<Line[]> {
     const itemX = item.transform[4] ?? 0;
     const itemY = item.transform[5] ?? 0;
     if (item.str !== "") {
-      if (text !== "" && Math.abs(itemY - y) > Math.max(itemSize, size) * 0.5) flush();
-      if (text === "") y = itemY;
-      else if (itemX > endX + itemSize * 0.15 && !text.endsWith(" ") && !item.str.startsWith(" ")) text += " ";
-      text += item.str;
+      if (runs.length > 0 && Math.abs(itemY - y) > Math.max(itemSize, size) * 0.5) flush();
+      if (runs.length === 0) y = itemY;
+      // Runs drawn one after another with a gap get a space even when the line is read in drawing order.
+      const rtl = (raw as { dir?: string }).dir === "rtl";
+      runs.push({ text: rtl && ligatures ? ligatures.restore(item.str) : item.str, x: itemX, width: item.width });
       size = Math.max(size, itemSize);
       endX = itemX + item.width;
+      left = Math.min(left, itemX);
+      right = Math.max(right, endX);
+      if (item.str.trim() !== "") fonts.set(item.fontName, (fonts.get(item.fontName) ?? 0) + item.str.length);
     }
     if (item.hasEOL) flush();
   }
@@ -244,53 +297,176 @@ async function textLayerLines(page: PdfPage): Promise<Line[]> {
   return lines;
 }
 
+/** The glyphs a page draws, in drawing order, for putting right-to-left ligatures' letters in order. */
+async function drawnLigatures(pdfjs: PdfJs, page: PdfPage): Promise<LigatureOrder | undefined> {
+  try {
+    const operators = await page.getOperatorList();
+    const glyphs: string[] = [];
+    operators.fnArray.forEach((op, index) => {
+      if (op !== pdfjs.OPS.showText && op !== pdfjs.OPS.showSpacedText && op !== pdfjs.OPS.nextLineShowText && op !== pdfjs.OPS.nextLineSetSpacingShowText) return;
+      const shown = operators.argsArray[index]?.[op === pdfjs.OPS.nextLineSetSpacingShowText ? 2 : 0];
+      if (!Array.isArray(shown)) return;
+      for (const glyph of shown) if (glyph && typeof glyph === "object" && typeof glyph.unicode === "string") glyphs.push(glyph.unicode);
+    });
+    const order = new LigatureOrder(glyphs);
+    return order.needed ? order : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The names of the given fonts, which pdf.js only hands over with a page's operator list: each is
+ * read from the first page that uses it, a few pages at most.
+ */
+async function fontNames(pdf: PdfDocument, fonts: ReadonlySet<string>, fontPages: ReadonlyMap<string, number>, limits: ExtractionLimits): Promise<Map<string, string>> {
+  const names = new Map<string, string>();
+  const wanted = [...fonts].filter((font) => fontPages.has(font)).slice(0, MAX_NAMED_FONTS);
+  for (const font of wanted) {
+    if (names.has(font)) continue;
+    checkDeadline(limits, LABEL);
+    const page = await readPage(pdf, fontPages.get(font)!);
+    try {
+      await page.getOperatorList();
+      for (const other of wanted) {
+        if (names.has(other) || !page.commonObjs.has(other)) continue;
+        const loaded = page.commonObjs.get(other) as { name?: string } | undefined;
+        if (loaded?.name) names.set(other, loaded.name);
+      }
+    } catch {
+      // A font that cannot be named is taken as regular weight.
+    } finally {
+      page.cleanup();
+    }
+  }
+  return names;
+}
+
+/**
+ * Headings from the document's outline (bookmarks): each entry's title is looked for on the page
+ * it points to (or the next, where the destination sits just above a page break), and the line or
+ * lines found become a heading of the entry's depth. False when the document has no outline.
+ */
+async function assignOutlineHeadings(pdf: PdfDocument, pages: Line[][], first: number, limits: ExtractionLimits): Promise<boolean> {
+  let outline: OutlineItem[] | null;
+  try {
+    outline = (await pdf.getOutline()) as OutlineItem[] | null;
+  } catch {
+    return false;
+  }
+  if (!outline || outline.length === 0) return false;
+  const entries: { title: string; level: number; page: number }[] = [];
+  const walk = async (items: readonly OutlineItem[], depth: number): Promise<void> => {
+    for (const item of items) {
+      if (entries.length >= MAX_OUTLINE_ENTRIES) return;
+      checkDeadline(limits, LABEL);
+      const page = await outlinePage(pdf, item.dest);
+      if (page !== null) entries.push({ title: item.title, level: Math.min(6, depth), page });
+      if (item.items?.length) await walk(item.items, depth + 1);
+    }
+  };
+  await walk(outline, 1);
+  if (entries.length === 0) return false;
+  const searchedFrom = new Map<number, number>();
+  for (const entry of entries) {
+    for (const pageNumber of [entry.page, entry.page + 1]) {
+      const lines = pages[pageNumber - first];
+      if (!lines) continue;
+      const found = findTitleLines(lines, entry.title, searchedFrom.get(pageNumber) ?? 0) ?? findTitleLines(lines, entry.title);
+      if (!found) continue;
+      const [line, ...rest] = lines.slice(found.index, found.index + found.count);
+      line!.text = [line!.text, ...rest.map((other) => other.text)].join(" ");
+      line!.heading = entry.level;
+      lines.splice(found.index + 1, found.count - 1);
+      searchedFrom.set(pageNumber, found.index + 1);
+      break;
+    }
+  }
+  return true;
+}
+
+interface OutlineItem {
+  title: string;
+  dest: string | unknown[] | null;
+  items?: OutlineItem[];
+}
+
+/** The 1-based page an outline destination points to, or null (an action, a broken reference). */
+async function outlinePage(pdf: PdfDocument, dest: OutlineItem["dest"]): Promise<number | null> {
+  try {
+    const explicit = typeof dest === "string" ? await pdf.getDestination(dest) : dest;
+    const target = explicit?.[0];
+    if (typeof target === "number") return target + 1;
+    if (target && typeof target === "object") return (await pdf.getPageIndex(target as Parameters<PdfDocument["getPageIndex"]>[0])) + 1;
+  } catch {
+    // An entry that points nowhere names no heading.
+  }
+  return null;
+}
+
+/**
+ * The pages as Markdown: lines joined into paragraphs (see renderLines); a paragraph that runs over
+ * a page break continues on the next page's first line rather than starting a new paragraph, and a
+ * word hyphenated over a line end (or a page break) is joined when the document spells it whole.
+ */
+function renderPages(pages: readonly Line[][]): { text: string; pageOffsets: number[] } {
+  const statistics = new WordStatistics();
+  for (const lines of pages) for (const line of lines) statistics.add(line.text);
+  const writer = new OffsetWriter();
+  const pageOffsets: number[] = [];
+  /** The last page with text so far, whose end the next page may continue. */
+  let previous: { lines: Line[]; index: number } | undefined;
+  const rendered: string[] = [];
+  const separators: string[] = [];
+  for (const lines of pages) {
+    let separator = "\n\n";
+    const last = previous?.lines[previous.lines.length - 1];
+    const firstLine = lines[0];
+    if (previous && last && firstLine && continuesAcrossPages(last, firstLine, rightMargin(previous.lines))) {
+      const hyphen = lineEndHyphen(last.text, firstLine.text, statistics);
+      separator = hyphen === null ? "\n" : "";
+      if (hyphen === "word") rendered[previous.index] = rendered[previous.index]!.slice(0, -1);
+    }
+    const text = renderLines(lines, statistics);
+    rendered.push(text);
+    separators.push(separator);
+    if (text !== "") previous = { lines, index: rendered.length - 1 };
+  }
+  rendered.forEach((text, index) => pageOffsets.push(writer.append(text, separators[index])));
+  return { text: writer.toString(), pageOffsets };
+}
+
+/** Where a page's lines end on the right: the margin a full line of its body text reaches. */
+function rightMargin(lines: readonly Line[]): number {
+  const rights = lines.filter((line) => line.size > 0 && line.heading === 0).map((line) => line.right).sort((a, b) => a - b);
+  return rights.length === 0 ? 0 : rights[Math.floor(rights.length * 0.9)]!;
+}
+
 /**
  * Lines as Markdown: a blank line where the gap to the previous line is clearly larger than the
- * line spacing (a new paragraph), and lines set well above the page's body size as headings.
+ * line spacing (a new paragraph), headings as `#` lines, and a hyphen at a line end removed where
+ * it only split a word.
  */
-function renderLines(lines: readonly Line[]): string {
+function renderLines(lines: readonly Line[], statistics: WordStatistics): string {
   if (lines.length === 0) return "";
-  const body = bodySize(lines);
   const out: string[] = [];
   let previous: Line | undefined;
   for (const line of lines) {
-    const heading = headingLevel(line, body);
     if (previous) {
       const gap = Math.abs(previous.y - line.y);
       const paragraphBreak = line.size === 0 || previous.size === 0 ? line.text === "" || previous.text === "" : gap > Math.max(line.size, previous.size) * 1.6;
-      const previousHeading = headingLevel(previous, body) > 0;
-      out.push(paragraphBreak || heading > 0 || previousHeading ? "\n\n" : "\n");
+      if (paragraphBreak || line.heading > 0 || previous.heading > 0) {
+        out.push("\n\n");
+      } else {
+        const hyphen = lineEndHyphen(previous.text, line.text, statistics);
+        if (hyphen === "word") out[out.length - 1] = out[out.length - 1]!.slice(0, -1);
+        out.push(hyphen === null ? "\n" : "");
+      }
     }
-    out.push(heading > 0 ? `${"#".repeat(heading)} ${line.text}` : line.text);
+    out.push(line.heading > 0 ? `${"#".repeat(line.heading)} ${line.text}` : line.text);
     previous = line;
   }
   return out.join("").replace(/\n{3,}/g, "\n\n").trim();
-}
-
-/** The size most characters of the page are set in. */
-function bodySize(lines: readonly Line[]): number {
-  const weights = new Map<number, number>();
-  for (const line of lines) {
-    if (line.size === 0) continue;
-    const size = Math.round(line.size * 2) / 2;
-    weights.set(size, (weights.get(size) ?? 0) + line.text.length);
-  }
-  let best = 0;
-  let bestWeight = -1;
-  for (const [size, weight] of weights) {
-    if (weight > bestWeight) {
-      best = size;
-      bestWeight = weight;
-    }
-  }
-  return best;
-}
-
-function headingLevel(line: Line, body: number): number {
-  if (body === 0 || line.size === 0 || line.text.length > 120 || /[.,;:]$/.test(line.text)) return 0;
-  if (line.size >= body * 1.7) return 1;
-  if (line.size >= body * 1.25) return 2;
-  return 0;
 }
 
 /**
@@ -324,6 +500,7 @@ interface SampledPage {
  * pages, so a range of two pages decides like the whole document would.
  */
 async function runningMatter(
+  pdfjs: PdfJs,
   pdf: PdfDocument,
   pages: Line[][],
   first: number,
@@ -345,7 +522,7 @@ async function runningMatter(
       checkDeadline(limits, LABEL);
       const page = await readPage(pdf, number);
       try {
-        sample.push({ number, lines: await textLayerLines(page) });
+        sample.push({ number, lines: await textLayerLines(pdfjs, page, false) });
       } finally {
         page.cleanup();
       }
@@ -378,7 +555,64 @@ async function runningMatter(
       });
     }
   }
+  stripPageLabels(pages, first, withText, threshold, edges, stripHeaders, stripFooters);
   return edges;
+}
+
+/** A page number at the start or end of a short line ("17", "Chapter 4: Function reference 17", "16 GNU Libtasn1"). */
+function edgeNumber(text: string): number | undefined {
+  if (text.length > 100) return undefined;
+  const match = /^(\d{1,5})(?:\s|$)/.exec(text) ?? /\s(\d{1,5})$/.exec(text);
+  return match ? Number(match[1]) : undefined;
+}
+
+const ROMAN_PAGE_NUMBER = /^[ivxlc]{1,6}$/;
+
+/**
+ * Books put the page number in the running header, beside text that changes with the chapter
+ * ("Chapter 2: ASN.1 structure handling 3" on odd pages, "4 GNU Libtasn1 API Reference Manual" on
+ * even ones), and alone at the foot of a chapter's first page, so no one line repeats on most
+ * pages. What repeats is the number: when most pages have an edge line starting or ending with
+ * their page number (give or take a constant, as front matter shifts it), every edge line that
+ * does is running matter, as is a lone roman numeral numbering the front matter.
+ */
+function stripPageLabels(pages: readonly Line[][], first: number, sample: readonly SampledPage[], threshold: number, edges: Edges, stripHeaders: boolean, stripFooters: boolean): void {
+  const pagesByOffset = new Map<number, Set<number>>();
+  for (const page of sample) {
+    const edgeLines = [...page.lines.slice(0, MAX_EDGE_LINES), ...page.lines.slice(-MAX_EDGE_LINES)];
+    for (const line of edgeLines) {
+      const number = edgeNumber(line.text);
+      if (number === undefined) continue;
+      const offset = number - page.number;
+      const numbered = pagesByOffset.get(offset) ?? new Set<number>();
+      numbered.add(page.number);
+      pagesByOffset.set(offset, numbered);
+    }
+  }
+  let offset: number | undefined;
+  let most = 0;
+  for (const [candidate, numbered] of pagesByOffset) {
+    if (numbered.size > most) {
+      offset = candidate;
+      most = numbered.size;
+    }
+  }
+  // Running heads are set no larger than the text; a chapter title that starts with its number, on
+  // the page that number happens to label, is larger.
+  const body = bodySize(sample.flatMap((page) => page.lines));
+  const labelled = (line: Line | undefined, pageNumber: number) =>
+    line !== undefined &&
+    line.size <= body * 1.05 &&
+    (ROMAN_PAGE_NUMBER.test(line.text) || (offset !== undefined && most >= threshold && edgeNumber(line.text) === pageNumber + offset));
+  pages.forEach((lines, index) => {
+    const pageNumber = first + index;
+    for (let depth = 0; depth < MAX_EDGE_LINES; depth++) {
+      if (stripHeaders && edges.headerLines[index] === depth && lines.length - depth > 1 && labelled(lines[depth], pageNumber)) edges.headerLines[index] = depth + 1;
+      const footer = lines.length - 1 - depth;
+      const remaining = lines.length - depth - (edges.headerLines[index] ?? 0);
+      if (stripFooters && edges.footerLines[index] === depth && remaining > 1 && labelled(lines[footer], pageNumber)) edges.footerLines[index] = depth + 1;
+    }
+  });
 }
 
 function countKeys(lines: readonly (readonly [Line | undefined, number])[]): Map<string, number> {

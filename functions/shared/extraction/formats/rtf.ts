@@ -14,13 +14,13 @@ const LABEL = "RTF";
 
 /** Destinations whose content is never reading matter. */
 const SKIPPED_DESTINATIONS = new Set([
-  "fonttbl", "colortbl", "stylesheet", "info", "pict", "object", "themedata", "colorschememapping", "datastore",
+  "fonttbl", "colortbl", "info", "pict", "object", "themedata", "colorschememapping", "datastore",
   "latentstyles", "listtable", "listoverridetable", "rsidtbl", "generator", "xmlnstbl", "mmathPr", "fldinst",
   "bkmkstart", "bkmkend", "filetbl", "revtbl", "pgdsctbl", "nonshppict", "header", "headerl", "headerr", "headerf",
   "footer", "footerl", "footerr", "footerf", "footnote", "annotation", "atnid", "atnauthor", "objdata", "blipuid",
   "shpinst", "sp", "sn", "sv", "template", "userprops", "wgrffmtfilter", "passwordhash", "protusertbl",
 ]);
-/** Groups that carry a list item's bullet or number: replaced by a Markdown bullet. */
+/** Groups that carry a list item's bullet or number, as the writer rendered it ("0.", "a)", a bullet glyph). */
 const LIST_MARKERS = new Set(["listtext", "pntext"]);
 /** Largest group nesting accepted; real files stay under a hundred. */
 const MAX_DEPTH = 4096;
@@ -28,12 +28,43 @@ const MAX_DEPTH = 4096;
 interface GroupState {
   skip: boolean;
   unicodeSkip: number;
+  /** Inside the style sheet: each group below it defines one style. */
+  stylesheet?: boolean;
+  /** The style definition this group belongs to. */
+  style?: StyleDefinition;
+  /** Inside a list item's rendered marker (\listtext). */
+  marker?: boolean;
+}
+
+/** A paragraph style of the style sheet: `{\s1 ... \outlinelevel0 ... Heading 1;}`. */
+interface StyleDefinition {
+  number: number;
+  paragraph: boolean;
+  outlineLevel: number | undefined;
+  name: string;
+}
+
+/**
+ * The outline level a style gives its paragraphs: its own \outlinelevel, else its name when it is
+ * one of the built-in heading styles ("heading 1" in Word, "Heading 1" in LibreOffice).
+ */
+function styleOutlineLevel(style: StyleDefinition): number | undefined {
+  if (style.outlineLevel !== undefined) return style.outlineLevel;
+  const named = /^\s*heading\s*([1-9])\s*$/i.exec(style.name.replace(/;\s*$/, ""));
+  return named ? Number(named[1]) - 1 : undefined;
 }
 
 class RtfReader {
   private readonly out: string[] = [];
   private paragraph = "";
   private outlineLevel: number | undefined;
+  /** The paragraph's style (\sN) and the outline levels the style sheet gives styles. */
+  private paragraphStyle = 0;
+  /** The list level of the paragraph (\ilvl), and the marker its \listtext rendered. */
+  private listLevel = 0;
+  private markerText = "";
+  private itemMarker: string | undefined;
+  private readonly styleLevels = new Map<number, number>();
   private inTable = false;
   private cells: string[] = [];
   private tableRows: string[][] = [];
@@ -60,13 +91,17 @@ class RtfReader {
         this.flushBytes();
         stack.push(state);
         state = { ...state };
+        if (state.stylesheet && !state.style) state.style = { number: 0, paragraph: true, outlineLevel: undefined, name: "" };
         destinationPending = true;
         index++;
         continue;
       }
       if (char === "}") {
         this.flushBytes();
+        const closed = state;
         state = stack.pop() ?? state;
+        if (closed.style && closed.style !== state.style) this.defineStyle(closed.style);
+        if (closed.marker && !state.marker) this.itemMarker = listMarker(this.markerText);
         destinationPending = false;
         index++;
         continue;
@@ -78,6 +113,7 @@ class RtfReader {
           const byte = Number.parseInt(source.slice(index + 2, index + 4), 16);
           index += 4;
           if (this.pendingSkip > 0) this.pendingSkip--;
+          else if (state.marker) this.markerText += "\u2022";
           else if (!state.skip && Number.isFinite(byte)) this.pendingBytes.push(byte);
           destinationPending = false;
           continue;
@@ -88,6 +124,7 @@ class RtfReader {
           if (next === "*") {
             // An ignorable destination we do not know: skip it, as the format asks readers to.
             state.skip = true;
+            state.style = undefined;
             continue;
           }
           if (state.skip) continue;
@@ -103,12 +140,24 @@ class RtfReader {
         const parameter = match[2] === undefined ? undefined : Number(match[2]);
         const isDestination = destinationPending;
         destinationPending = false;
+        if (isDestination && word === "stylesheet") {
+          state.skip = true;
+          state.stylesheet = true;
+          continue;
+        }
+        if (state.style) {
+          this.styleControl(state.style, word, parameter);
+          continue;
+        }
         if (isDestination && SKIPPED_DESTINATIONS.has(word)) {
           state.skip = true;
           continue;
         }
         if (isDestination && LIST_MARKERS.has(word)) {
-          if (!state.skip) this.text("- ");
+          if (!state.skip) {
+            state.marker = true;
+            this.markerText = "";
+          }
           state.skip = true;
           continue;
         }
@@ -125,13 +174,15 @@ class RtfReader {
       while (end < source.length && !"{}\\\r\n".includes(source[end]!)) end++;
       let run = source.slice(index, end);
       index = end;
-      if (state.skip) continue;
+      if (state.style) state.style.name += run;
+      if (state.skip && !state.marker) continue;
       if (this.pendingSkip > 0) {
         const skipped = Math.min(this.pendingSkip, run.length);
         run = run.slice(skipped);
         this.pendingSkip -= skipped;
       }
-      this.text(run);
+      if (state.marker) this.markerText += run;
+      else this.text(run);
     }
     this.flushBytes();
     this.endParagraph();
@@ -140,6 +191,15 @@ class RtfReader {
   }
 
   private control(word: string, parameter: number | undefined, state: GroupState): void {
+    if (state.marker) {
+      // A marker group restates paragraph properties (LibreOffice writes \pard inside \listtext);
+      // they are not the paragraph's, and only the marker's characters matter.
+      if (word === "u" && parameter !== undefined) {
+        this.markerText += String.fromCharCode(parameter < 0 ? parameter + 65536 : parameter);
+        this.pendingSkip = state.unicodeSkip;
+      }
+      return;
+    }
     switch (word) {
       case "ansicpg":
         if (parameter !== undefined) this.codePage = parameter;
@@ -154,7 +214,15 @@ class RtfReader {
         return;
       case "pard":
         this.outlineLevel = undefined;
+        this.paragraphStyle = 0;
+        this.listLevel = 0;
         this.inTable = false;
+        return;
+      case "ilvl":
+        this.listLevel = Math.max(0, Math.min(8, parameter ?? 0));
+        return;
+      case "s":
+        this.paragraphStyle = parameter ?? 0;
         return;
       case "outlinelevel":
         this.outlineLevel = parameter;
@@ -212,6 +280,17 @@ class RtfReader {
     }
   }
 
+  private styleControl(style: StyleDefinition, word: string, parameter: number | undefined): void {
+    if (word === "s") style.number = parameter ?? 0;
+    else if (word === "cs" || word === "ts" || word === "ds") style.paragraph = false;
+    else if (word === "outlinelevel") style.outlineLevel = parameter;
+  }
+
+  private defineStyle(style: StyleDefinition): void {
+    const level = style.paragraph ? styleOutlineLevel(style) : undefined;
+    if (level !== undefined) this.styleLevels.set(style.number, level);
+  }
+
   private text(text: string): void {
     this.flushBytes();
     this.paragraph += text;
@@ -242,9 +321,19 @@ class RtfReader {
     const text = this.paragraph.replace(/[ \t\u00a0]+/g, " ").trim();
     this.paragraph = "";
     if (text === "") return;
-    const heading = this.outlineLevel !== undefined && this.outlineLevel < 6 ? `${"#".repeat(this.outlineLevel + 1)} ` : "";
-    const isItem = text.startsWith("- ");
-    this.out.push(heading ? `\n\n${heading}${text}\n\n` : isItem ? `${text}\n` : `\n\n${text}\n\n`);
+    const level = this.outlineLevel ?? this.styleLevels.get(this.paragraphStyle);
+    const heading = level !== undefined && level >= 0 && level < 6 ? `${"#".repeat(level + 1)} ` : "";
+    const marker = this.itemMarker;
+    this.itemMarker = undefined;
+    if (heading) {
+      // Outline numbering a writer renders before headings stays; a bullet on a heading does not.
+      const number = marker && marker !== "- " ? marker : "";
+      this.out.push(`\n\n${heading}${number}${text}\n\n`);
+    } else if (marker) {
+      this.out.push(`${"  ".repeat(this.listLevel)}${marker}${text}\n`);
+    } else {
+      this.out.push(`\n\n${text}\n\n`);
+    }
   }
 
   private endTable(): void {
@@ -252,6 +341,18 @@ class RtfReader {
     this.out.push(`\n\n${markdownTable(this.tableRows)}\n\n`);
     this.tableRows = [];
   }
+}
+
+/**
+ * A list item's marker as the writer rendered it: a number or letter ("0.", "12)", "a)", "iv.") is
+ * kept, as the text refers to items by it; any other glyph is a bullet; nothing (a heading's
+ * outline numbering switched off) is no marker.
+ */
+function listMarker(rendered: string): string | undefined {
+  const marker = rendered.replace(/[\s\u00a0]+/g, " ").trim();
+  if (marker === "") return undefined;
+  if (/^[([]?(?:\d{1,9}|[a-zA-Z]|[ivxlcdm]{1,6}|[IVXLCDM]{1,6})(?:\.\d{1,9})*[.)\]]?$/.test(marker)) return `${marker} `;
+  return "- ";
 }
 
 async function extract(bytes: Uint8Array, options: ExtractionOptions): Promise<ExtractedDocument> {

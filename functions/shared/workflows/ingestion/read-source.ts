@@ -2,6 +2,7 @@ import { randomUUID } from "node:crypto";
 import type { DocumentRecord, ExtractionCheckpoint } from "../../domain/document.ts";
 import type { IngestConfig } from "../../domain/ingest-config.ts";
 import { type FileType, largestUploadLimit, resolveFileType, uploadLimit } from "../../extraction/file-types.ts";
+import { detectedMimeType } from "../../extraction/detect-type.ts";
 import { loadExtractor } from "../../extraction/index.ts";
 import { extractionLimits } from "../../extraction/limits.ts";
 import { joinPageRanges } from "../../extraction/page-ranges.ts";
@@ -72,7 +73,7 @@ export async function readSource(document: DocumentRecord, settings: IngestConfi
   }
 
   const extractor = await extractorFor(file.type);
-  const properties = { fileSize: file.bytes.byteLength, mimeType: file.type.mimeType };
+  const properties = { fileSize: file.bytes.byteLength, mimeType: await detectedMimeType(file.bytes, file.type) };
   if (!file.type.paged) return complete(await extractor.extract(file.bytes, extractionOptions(settings, bounds)), properties);
 
   const extracted = await extractor.extract(file.bytes, { ...extractionOptions(settings, bounds), ...pageWindow(1, bounds) });

@@ -6,6 +6,7 @@ import { jobPayload } from "./stored-payloads.ts";
 import { getNamespace } from "../../db/namespaces.ts";
 import { transition } from "../../db/transitions.ts";
 import type { DocumentRecord } from "../../domain/document.ts";
+import { type IngestConfig, mergeConfigs } from "../../domain/ingest-config.ts";
 import { type IngestJobRecord, type PayloadItem, payloadItems } from "../../domain/ingest-job.ts";
 import { DELETION_STATUSES, FINAL_STATUSES, QUEUED_STATUSES } from "../../domain/statuses.ts";
 import { enqueueAll } from "../../queue/send.ts";
@@ -125,7 +126,7 @@ async function newDocument(job: IngestJobRecord, item: PayloadItem, documentId: 
     source,
     sourceObjectKey,
     properties: null,
-    config: "config" in item && item.config ? item.config : null,
+    config: documentConfig(job.config, "config" in item && item.config ? item.config : null),
     totalChunks: null,
     totalTokens: null,
     totalCharacters: null,
@@ -142,6 +143,15 @@ async function newDocument(job: IngestJobRecord, item: PayloadItem, documentId: 
     generation: null,
     retiredGeneration: null,
   };
+}
+
+/**
+ * The config the document is ingested with, as its record reports it: the job's, with a BATCH
+ * item's own fields over it (agentset leaves it null for every document but a BATCH item with a
+ * config, so a TEXT job's settings were invisible on its document). Null when neither has one.
+ */
+function documentConfig(jobConfig: IngestConfig | null, itemConfig: IngestConfig | null): IngestConfig | null {
+  return jobConfig || itemConfig ? mergeConfigs(jobConfig, itemConfig) : null;
 }
 
 function defaultName(item: PayloadItem): string | null {

@@ -10,7 +10,7 @@ import { metadataViolation, TEXT_METADATA_KEY } from "../../vector-store/limits.
 /**
  * The metadata every vector of a document carries: the user's (job config merged with the item's),
  * then the keys the service adds. Chunks add `sequence_number` and, where they apply, `page_number`,
- * `sheet` and `slide`.
+ * `sheet`, `slide` and `repeated_header`.
  */
 export function documentMetadata(document: DocumentRecord, settings: IngestConfig): Record<string, MetadataValue> {
   return {
@@ -51,6 +51,7 @@ export function assertVectorMetadataFits(
     page_number: Number.MAX_SAFE_INTEGER,
     sheet: "x".repeat(MAX_SHEET_NAME_CHARACTERS),
     slide: Number.MAX_SAFE_INTEGER,
+    repeated_header: Number.MAX_SAFE_INTEGER,
     [TEXT_METADATA_KEY]: "",
   };
   const violation = metadataViolation(worstCase);
@@ -58,6 +59,6 @@ export function assertVectorMetadataFits(
   const field = itemConfig?.metadata ? `${at}.config.metadata` : "config.metadata";
   throw unprocessable(
     `${field}: with the job's and the item's metadata merged and the service's own keys added ` +
-      `(filename, tenantId, namespaceId, documentId, ingestJobId, sequence_number, page_number, sheet, slide, text), ${violation.charAt(0).toLowerCase()}${violation.slice(1)}`,
+      `(filename, tenantId, namespaceId, documentId, ingestJobId, sequence_number, page_number, sheet, slide, repeated_header, text), ${violation.charAt(0).toLowerCase()}${violation.slice(1)}`,
   );
 }
