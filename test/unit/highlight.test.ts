@@ -57,3 +57,12 @@ describe("choosing the snippet", () => {
     expect(end % 2).toBe(0);
   });
 });
+
+describe("where a snippet starts", () => {
+  it("starts at the beginning of the sentence holding the words when that sentence begins in the lead-in", () => {
+    const text = `${"Parcels are inspected on arrival and a note is sent. ".repeat(10)}Refunds are paid within 14 days. ${"Gift cards cannot be exchanged. ".repeat(10)}`;
+    const [start] = snippetWindow(text, highlightRanges(text, queryTerms("refunds paid")), 300);
+    expect(text.slice(start)).toMatch(/^[A-Z]/);
+    expect(text.slice(start - 2, start)).toBe(". ");
+  });
+});

@@ -61,13 +61,22 @@ export function snippetWindow(text: string, ranges: readonly Range[], maxLength:
   let start = Math.max(0, from - Math.ceil(spare * 0.6));
   const end = Math.min(text.length, start + maxLength);
   start = Math.max(0, end - maxLength);
-  const cutStart = snapStart(text, start, from);
-  return [cutStart, snapEnd(text, end, to)];
+  return [snapStart(text, start, from), snapEnd(text, end, to)];
 }
 
-/** Moves a cut forward to the start of a word, never past `limit` (the first mark). */
+/**
+ * Moves a cut forward to the start of a sentence in the lead-in when there is one (a snippet reads
+ * better from there), else to the start of a word; never past `limit` (the first mark).
+ */
 function snapStart(text: string, start: number, limit: number): number {
-  if (start === 0 || /\s/.test(text[start - 1]!)) return start;
+  if (start === 0) return start;
+  const sentence = /[.!?。！？]\s*/g;
+  sentence.lastIndex = start;
+  for (let found = sentence.exec(text); found && found.index < limit; found = sentence.exec(text)) {
+    const next = found.index + found[0].length;
+    if (next <= limit && next > start) return next;
+  }
+  if (/\s/.test(text[start - 1]!)) return start;
   for (let at = start; at < Math.min(limit, start + WORD_SNAP); at++) if (/\s/.test(text[at]!)) return at + 1;
   return isLowSurrogate(text, start) ? start + 1 : start;
 }
