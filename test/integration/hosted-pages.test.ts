@@ -5,6 +5,7 @@ import { serviceSecret } from "../../functions/shared/db/service-secret.ts";
 import { SESSION_COOKIE, signSession } from "../../functions/shared/domain/hosted-access.ts";
 import { documentsOfJob, ingestAndWait, ingestForTenant, newNamespace, type TestNamespace, upload, waitForJob } from "../support/ingestion.ts";
 import { useLocalStack } from "../support/local-stack.ts";
+import { pageHeading, textPdf } from "../fixtures/documents.ts";
 
 const api = useLocalStack();
 
@@ -178,7 +179,19 @@ describe("the search tab's hits", () => {
       const tenantJob = await files.call("POST", "/ingest-jobs", { body: { payload: { type: "MANAGED_FILE", key: tenantKey } }, headers: { "x-tenant-id": "delta" } });
       await waitForJob(files, tenantJob.body.data.id, ["COMPLETED"], { "x-tenant-id": "delta" });
       tenantDocument = (await documentsOfJob(files, tenantJob.body.data.id, { "x-tenant-id": "delta" }))[0].id;
+      const pdfKey = await upload(files, "handbook.pdf", "application/pdf", await textPdf({ pages: 3 }));
+      const pdfJob = await files.call("POST", "/ingest-jobs", { body: { payload: { type: "MANAGED_FILE", key: pdfKey, fileName: "handbook.pdf" } } });
+      expect((await waitForJob(files, pdfJob.body.data.id)).status).toBe("COMPLETED");
       filesSlug = await publish(files, { protected: false });
+    });
+
+    it("say on which page of a paged document each hit starts", async () => {
+      const hits = (await visitor("POST", `/hosted/${filesSlug}/search`, { query: `${pageHeading(2)} ${pageHeading(3)} marker` })).body.data as SearchTabHit[];
+      const pdfHits = hits.filter((hit) => hit.documentName === "handbook.pdf");
+      expect(pdfHits.length).toBeGreaterThan(1);
+      for (const hit of pdfHits) expect(hit.location?.page, hit.text.slice(0, 80)).toBeGreaterThanOrEqual(1);
+      expect(pdfHits.some((hit) => hit.location!.page! > 1)).toBe(true);
+      expect(pdfHits.every((hit) => hit.sourceFile)).toBe(true);
     });
 
     const fileRoute = (documentId: string, slugName = filesSlug) => fetch(`${api.stack().baseUrl}/hosted/${slugName}/documents/${documentId}/file`, { redirect: "manual" });
