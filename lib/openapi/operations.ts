@@ -219,7 +219,7 @@ export const OPERATIONS: Record<string, OperationDoc> = {
       "Single-shot retrieval-augmented answer: the last user message is searched (the request's retrieval settings, hybrid by default, over the `x-tenant-id` partition), the best chunks are numbered and given to the model with the system prompt, and the answer cites them as [n] (`sources[n-1]`). " +
       "The model is the request's `llmConfig`, else the namespace's hosting's, else the deployment's default (Amazon Bedrock when deployed; none on the offline local stack, which answers 422 naming `llmConfig`). " +
       "With `stream: true` (the default) the answer is the AI SDK's UI message stream (`text/event-stream`, header `x-vercel-ai-ui-message-stream: v1`): `start`, one `source-url` or `source-document` per source, `data-sources` (the numbered sources), `text-start`, `text-delta`s as the model produces them, `text-end` (with the [n] citations), `finish`, then `[DONE]`; a failure after the answer began is an `error` part. " +
-      "A model that refuses the configuration is a 422; a busy or unreachable one a 429 with `Retry-After`.",
+      "A model that refuses the configuration is a 422, and so is an address where no model answers (connection refused, no such host): `llmConfig: no model reachable: ...`; a busy one (429, 5xx, timeouts) a 429 with `Retry-After`.",
     successHeaders: {
       "x-chat-model": { description: "The model that answered, as `<provider>:<model>`, e.g. `bedrock:us.amazon.nova-lite-v1:0`.", schema: { type: "string" } },
       "x-rerank": { description: "As for search: `reranked`, `unavailable` or `failed`, when the request asked for reranking.", schema: { type: "string", enum: ["reranked", "unavailable", "failed"] } },
@@ -292,6 +292,6 @@ export const OPERATIONS: Record<string, OperationDoc> = {
     tag: "Hosted pages",
     success: { status: 200, raw: "text/event-stream" },
     description:
-      "Answers the conversation's last question from the namespace's records without a tenant, retrieved as the search tab does, with the hosting's `systemPrompt` and `llmConfig` (else the deployment's default model), as the AI SDK's UI message stream (see `chat`). 403 for a protected page without a valid session cookie; 422 naming `llmConfig` when no model is configured; 429 (with `Retry-After`) past 10 questions a minute per visitor or 120 per page.",
+      "Answers the conversation's last question from the namespace's records without a tenant, retrieved as the search tab does, with the hosting's `systemPrompt` and `llmConfig` (else the deployment's default model), as the AI SDK's UI message stream (see `chat`). 403 for a protected page without a valid session cookie; 422 naming `llmConfig` when no model is configured or none is reachable at its address; 429 (with `Retry-After`) past 10 questions a minute per visitor or 120 per page.",
   },
 };
