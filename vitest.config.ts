@@ -5,7 +5,9 @@ const shared = {
   testTimeout: 60_000,
   hookTimeout: 120_000,
   // Lambda runs Node 24; the SDK's notice about Node 20 on this machine is noise in test output.
-  env: { AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: "true" },
+  // CDK's built-in CloudFormation validation costs ~40 s on the first synth of each process; only
+  // the CLI synth test (test/infra/synth.test.ts) asserts it, and it turns it back on for its child.
+  env: { AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: "true", CDK_VALIDATION: "false" },
 };
 
 /**

@@ -63,7 +63,7 @@ export type ComponentName = keyof typeof COMPONENTS;
 const NS = "/v1/namespace/{namespaceId}";
 
 export const OPERATIONS: Record<string, OperationDoc> = {
-  "GET /v1/namespace": { operationId: "listNamespaces", summary: "List namespaces (E1)", tag: "Namespaces", success: { status: 200, data: "Namespace", list: true } },
+  "GET /v1/namespace": { operationId: "listNamespaces", summary: "List namespaces", tag: "Namespaces", success: { status: 200, data: "Namespace", list: true } },
   "POST /v1/namespace": {
     operationId: "createNamespace",
     summary: "Create a namespace",
@@ -74,14 +74,14 @@ export const OPERATIONS: Record<string, OperationDoc> = {
   [`GET ${NS}`]: { operationId: "getNamespace", summary: "Get a namespace", tag: "Namespaces", success: { status: 200, data: "Namespace" } },
   [`PATCH ${NS}`]: {
     operationId: "updateNamespace",
-    summary: "Update a namespace (E2)",
+    summary: "Update a namespace",
     tag: "Namespaces",
     success: { status: 200, data: "Namespace" },
     conflicts: "the slug is taken, or the namespace changed meanwhile",
   },
   [`PUT ${NS}`]: {
     operationId: "replaceNamespace",
-    summary: "Update a namespace (E2, PUT form)",
+    summary: "Update a namespace (PUT form)",
     tag: "Namespaces",
     success: { status: 200, data: "Namespace" },
     conflicts: "the slug is taken, or the namespace changed meanwhile",
@@ -117,21 +117,21 @@ export const OPERATIONS: Record<string, OperationDoc> = {
   },
   [`DELETE ${NS}/hosting`]: {
     operationId: "deleteHosting",
-    summary: "Delete the hosting configuration (E12)",
+    summary: "Delete the hosting configuration",
     tag: "Hosting",
     success: { status: 200, data: "Hosting" },
     conflicts: "the configuration changed meanwhile",
   },
   [`POST ${NS}/uploads`]: {
     operationId: "createUpload",
-    summary: "Presigned URL for one file (E3)",
+    summary: "Presigned URL for one file",
     tag: "Uploads",
     success: { status: 201, data: "UploadTarget" },
     description: "PUT the file to `url` with the declared Content-Type and size; then ingest it as a MANAGED_FILE with `key`.",
   },
   [`POST ${NS}/uploads/batch`]: {
     operationId: "createUploads",
-    summary: "Presigned URLs for a batch of files (E4)",
+    summary: "Presigned URLs for a batch of files",
     tag: "Uploads",
     success: { status: 201, data: "UploadTarget", list: true },
   },
@@ -144,21 +144,21 @@ export const OPERATIONS: Record<string, OperationDoc> = {
   },
   [`GET ${NS}/ingest-jobs`]: {
     operationId: "listIngestJobs",
-    summary: "List ingest jobs (E5)",
+    summary: "List ingest jobs",
     tag: "Ingest jobs",
     success: { status: 200, data: "IngestJob", list: true, paginated: true },
   },
-  [`GET ${NS}/ingest-jobs/{jobId}`]: { operationId: "getIngestJob", summary: "Get an ingest job (E6)", tag: "Ingest jobs", success: { status: 200, data: "IngestJob" } },
+  [`GET ${NS}/ingest-jobs/{jobId}`]: { operationId: "getIngestJob", summary: "Get an ingest job", tag: "Ingest jobs", success: { status: 200, data: "IngestJob" } },
   [`DELETE ${NS}/ingest-jobs/{jobId}`]: {
     operationId: "deleteIngestJob",
-    summary: "Delete an ingest job and its documents (E7, queued)",
+    summary: "Delete an ingest job and its documents (queued)",
     tag: "Ingest jobs",
     success: { status: 200, data: "IngestJob" },
     conflicts: "the job is already being deleted, or changed meanwhile",
   },
   [`POST ${NS}/ingest-jobs/{jobId}/re-ingest`]: {
     operationId: "reingestJob",
-    summary: "Re-ingest a job (E8)",
+    summary: "Re-ingest a job",
     tag: "Ingest jobs",
     success: { status: 200, data: "ReingestResult" },
     conflicts: "the job is not in a state that can be re-ingested (still running, being deleted)",
@@ -172,20 +172,20 @@ export const OPERATIONS: Record<string, OperationDoc> = {
   [`GET ${NS}/documents/{documentId}`]: { operationId: "getDocument", summary: "Get a document", tag: "Documents", success: { status: 200, data: "Document" } },
   [`DELETE ${NS}/documents/{documentId}`]: {
     operationId: "deleteDocument",
-    summary: "Delete a document (E9, queued)",
+    summary: "Delete a document (queued)",
     tag: "Documents",
     success: { status: 200, data: "Document" },
     conflicts: "the document is already being deleted, or its job is still creating its documents",
   },
   [`POST ${NS}/documents/{documentId}/file-download-url`]: {
     operationId: "createFileDownloadUrl",
-    summary: "Download URL of the uploaded file (E10)",
+    summary: "Download URL of the uploaded file",
     tag: "Documents",
     success: { status: 200, data: "DownloadUrl" },
   },
   [`POST ${NS}/documents/{documentId}/chunks-download-url`]: {
     operationId: "createChunksDownloadUrl",
-    summary: "Download URL of the chunks JSON (E11)",
+    summary: "Download URL of the chunks JSON",
     tag: "Documents",
     success: { status: 200, data: "DownloadUrl" },
     conflicts: "the document is not COMPLETED",

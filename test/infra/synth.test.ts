@@ -27,6 +27,8 @@ function cdkSynth(): Promise<{ code: number; output: string }> {
         maxBuffer: 64 * 1024 * 1024,
         env: {
           ...process.env,
+          // The real `cdk synth` keeps CDK's CloudFormation validation, which the in-process tests skip.
+          CDK_VALIDATION: "true",
           CDK_DISABLE_CLI_TELEMETRY: "true",
           AWS_EC2_METADATA_DISABLED: "true",
           CDK_DEFAULT_ACCOUNT: "111111111111",

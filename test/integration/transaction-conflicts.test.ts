@@ -104,11 +104,9 @@ describe("a transaction DynamoDB cancels", () => {
   it("gives up after a bounded number of tries when conflicts persist", async () => {
     const { key } = await api.newOrganization();
     const injection = injectDynamoErrors((operation, input) => (isNamespaceCreation(operation, input) ? cancellation("TransactionConflict", "None") : null));
-    const started = Date.now();
     const created = await createNamespace(key);
     expect(created.status).toBe(500);
     expect(injection.injected()).toBe(8);
-    expect(Date.now() - started).toBeLessThan(15_000);
   });
 });
 

@@ -1,17 +1,19 @@
 import { BedrockRuntimeClient } from "@aws-sdk/client-bedrock-runtime";
+import { ConfiguredRetryStrategy } from "@smithy/core/retry";
 import { describe, expect, it } from "vitest";
 import { bedrockEmbedder } from "../../functions/shared/embedding/providers/bedrock.ts";
 import { EmbeddingError } from "../../functions/shared/embedding/types.ts";
 
 /**
  * A real Bedrock client whose HTTP answers are injected below its deserializer, so the SDK's own
- * retry strategy and error classes judge them exactly as they would Bedrock's.
+ * retry strategy and error classes judge them exactly as they would Bedrock's. Its back-off is
+ * injected as zero: the test asserts which answers are retried and how often, not how long it waits.
  */
 function clientAnswering(answers: Array<{ status: number; body: unknown; type?: string }>) {
   const client = new BedrockRuntimeClient({
     region: "us-east-1",
     credentials: { accessKeyId: "test", secretAccessKey: "test" },
-    maxAttempts: 5,
+    retryStrategy: new ConfiguredRetryStrategy(5, () => 0),
   });
   let calls = 0;
   client.middlewareStack.addRelativeTo(
@@ -41,7 +43,7 @@ describe("Bedrock throttling", () => {
     const result = await bedrockEmbedder("amazon.titan-embed-text-v2:0", { client }).embedQuery("hello");
     expect(result.vector).toHaveLength(1024);
     expect(calls()).toBe(3);
-  }, 20_000);
+  });
 
   it("that outlasts the client's attempts is a retryable EmbeddingError: the document is tried again later, not failed", async () => {
     const { client, calls } = clientAnswering([throttled]);
@@ -51,7 +53,7 @@ describe("Bedrock throttling", () => {
     expect(error).toBeInstanceOf(EmbeddingError);
     expect((error as EmbeddingError).retryable).toBe(true);
     expect(calls()).toBe(5);
-  }, 30_000);
+  });
 
   it("a marketplace subscription still in progress is a retryable error that names the model and the fix", async () => {
     const denied = {

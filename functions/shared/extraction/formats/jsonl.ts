@@ -1,3 +1,5 @@
-import { textExtractor } from "../text-formats.ts";
+import { textFormatExtractor } from "../text-decoding.ts";
+import { jsonLinesToText } from "./json.ts";
 
-export const extractor = textExtractor("jsonl");
+/** JSON Lines: each record re-indented as JSON, one paragraph per record. */
+export const extractor = textFormatExtractor("jsonl", jsonLinesToText);

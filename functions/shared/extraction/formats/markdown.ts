@@ -1,3 +1,4 @@
-import { textExtractor } from "../text-formats.ts";
+import { textFormatExtractor } from "../text-decoding.ts";
 
-export const extractor = textExtractor("markdown");
+/** Read as written (plain text is valid Markdown). */
+export const extractor = textFormatExtractor("markdown", (text) => text);

@@ -1,3 +1,4 @@
-import { textExtractor } from "../text-formats.ts";
+import { textFormatExtractor } from "../text-decoding.ts";
 
-export const extractor = textExtractor("text");
+/** Read as written (plain text is valid Markdown). */
+export const extractor = textFormatExtractor("text", (text) => text);
