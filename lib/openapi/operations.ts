@@ -8,6 +8,7 @@ import {
   namespaceWire,
   reingestWire,
   hostedHitWire,
+  hostedSearchHitWire,
   searchResultWire,
   signInRequestedWire,
   uploadTargetWire,
@@ -34,7 +35,7 @@ export interface OperationDoc {
         /** Also answered as the AI SDK's UI message stream (`text/event-stream`), when the request asks for a stream. */
         eventStream?: boolean;
       }
-    | { status: 200 | 303; raw: "application/json" | "text/html" | "text/event-stream" };
+    | { status: 200 | 302 | 303; raw: "application/json" | "text/html" | "text/event-stream" | "text/plain" };
   /** Response headers of the success response, with what they mean. */
   successHeaders?: Record<string, { description: string; schema: Record<string, unknown> }>;
   /** 409 besides the "namespace is being deleted" that every route on an active namespace can answer. */
@@ -52,6 +53,7 @@ export const COMPONENTS = {
   DownloadUrl: downloadUrlWire,
   SearchResult: searchResultWire,
   HostedHit: hostedHitWire,
+  HostedSearchHit: hostedSearchHitWire,
   ChatAnswer: chatAnswerWire,
   SignInRequested: signInRequestedWire,
 } satisfies Record<string, z.ZodMiniType>;
@@ -271,9 +273,18 @@ export const OPERATIONS: Record<string, OperationDoc> = {
     operationId: "searchHostedPage",
     summary: "The search tab of a hosted page (no key)",
     tag: "Hosted pages",
-    success: { status: 200, data: "HostedHit", list: true },
+    success: { status: 200, data: "HostedSearchHit", list: true },
     description:
-      "Hybrid search over the namespace's records without a tenant, with the hosting's `topK` and `rerankConfig`. 403 when search is disabled, or the page is protected and the request carries no valid session cookie; 429 (with `Retry-After`) past 30 searches a minute per visitor or 600 per page.",
+      "Hybrid search over the namespace's records without a tenant, with the hosting's `topK` and `rerankConfig`. Each hit carries its document, where in it the chunk starts (`location`), a `snippet` of at most about 300 characters around the best-matching passage and the query's words in the text (`highlights`, matched by the keyword analyser's stems), as UTF-16 offsets into `text`; `sourceFile` says whether the page serves the uploaded file (see `getHostedDocumentFile`). 403 when search is disabled, or the page is protected and the request carries no valid session cookie; 429 (with `Retry-After`) past 30 searches a minute per visitor or 600 per page.",
+  },
+  "GET /hosted/{slug}/documents/{documentId}/file": {
+    operationId: "getHostedDocumentFile",
+    summary: "A search hit's source file: a redirect to a presigned download lasting 5 minutes (no key)",
+    tag: "Hosted pages",
+    success: { status: 302, raw: "text/plain" },
+    successHeaders: { location: { description: "The presigned GET of the uploaded file, saved under the document's name.", schema: { type: "string" } } },
+    description:
+      "Only for a document of the page's namespace without a tenant, not being deleted, uploaded as a file (MANAGED_FILE); any other id is 404. Admitted and counted as a search: 403 on a protected page without a valid session cookie, 429 (with `Retry-After`) past the search limits.",
   },
   "POST /hosted/{slug}/chat": {
     operationId: "chatHostedPage",
