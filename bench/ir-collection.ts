@@ -1,0 +1,181 @@
+/**
+ * Retrieval quality on a public IR test collection with human relevance judgments, so our keyword
+ * (BM25) mode can be set beside a standard BM25 on the same documents and queries. The collection
+ * is committed under bench/data/ (see bench/data/README.md for its source, licence and conversion);
+ * nothing is downloaded.
+ *
+ * Everything goes through the HTTP API of the local stack, so it measures whichever engine main
+ * has: each document becomes one TEXT item of BATCH ingest jobs (one chunk per document: the chunk
+ * size is the largest allowed, and the document's id rides in the item's metadata), then every
+ * query runs in keyword, semantic and hybrid mode with topK 100 and no reranking. Hits are chunks;
+ * a document's rank is that of its first chunk. Reported per mode: MAP, nDCG@10, MRR and recall@100
+ * (bench/ir-metrics.ts, as trec_eval computes them) and the latency of the search call.
+ *
+ * Beside them: the published BM25 number for the collection where one exists, and a reference
+ * run of textbook Okapi BM25 computed here on the same texts (no stemming, no stop words), which
+ * says what an out-of-the-box BM25 scores when no published figure matches our setup.
+ *
+ *   npx tsx bench/ir-collection.ts [--collection adi] [--results bench/results/ir-collection.json]
+ *
+ * Writes bench/results/ir-collection.json.
+ */
+import { readFileSync } from "node:fs";
+import { cpus, loadavg } from "node:os";
+import { performance } from "node:perf_hooks";
+import { fileURLToPath } from "node:url";
+import { gunzipSync } from "node:zlib";
+import { MAX_BATCH_ITEMS } from "../functions/shared/domain/ingest-job.ts";
+import { MAX_CHUNK_CHARACTERS } from "../functions/shared/domain/ingest-config.ts";
+import { startLocalStack } from "../local/stack.ts";
+import { type Judgments, type QualityScores, meanScores, referenceBm25 } from "./ir-metrics.ts";
+import { argument, benchApi, createNamespace, isEntryPoint, type LatencySummary, newOrganizationKey, saveResults, summarize, waitForJobs } from "./support.ts";
+
+const DEFAULT_RESULTS_FILE = fileURLToPath(new URL("./results/ir-collection.json", import.meta.url));
+const MODES = ["keyword", "semantic", "hybrid"] as const;
+const TOP_K = 100;
+
+export interface IrCollection {
+  documents: { id: string; title: string; text: string }[];
+  queries: { id: string; text: string }[];
+  qrels: { query: string; document: string; relevance: number }[];
+}
+
+interface CollectionInfo {
+  file: string;
+  title: string;
+  source: string;
+  /** A BM25 figure someone published for this collection, with where, or null when none was found. */
+  published: { scores: Partial<QualityScores>; system: string; citation: string } | null;
+}
+
+const COLLECTIONS: Record<string, CollectionInfo> = {
+  adi: {
+    file: "data/adi.json.gz",
+    title: "ADI (82 documents, 35 queries, 170 judgments)",
+    source: "SMART project test collection (Cornell), ADI.ALL/ADI.QRY/ADI.REL",
+    // No BM25 run on ADI with a published MAP or nDCG was found to cite; the reference run below
+    // stands in for it. A collection with one (Cranfield, BEIR's NFCorpus or SciFact) can be added
+    // as another entry with its file under bench/data/ made by scripts/convert-smart-collection.ts.
+    published: null,
+  },
+};
+
+export function loadCollection(name: string): { info: CollectionInfo; collection: IrCollection } {
+  const info = COLLECTIONS[name];
+  if (!info) throw new Error(`--collection: unknown collection ${name} (${Object.keys(COLLECTIONS).join(", ")})`);
+  const collection = JSON.parse(gunzipSync(readFileSync(new URL(info.file, import.meta.url))).toString("utf8")) as IrCollection;
+  return { info, collection };
+}
+
+/** Each query's judgments, keeping only queries with at least one relevant document. */
+export function judgmentsByQuery(collection: IrCollection): Map<string, Map<string, number>> {
+  const byQuery = new Map<string, Map<string, number>>();
+  for (const { query, document, relevance } of collection.qrels) {
+    if (relevance <= 0) continue;
+    const judged = byQuery.get(query) ?? new Map<string, number>();
+    judged.set(document, relevance);
+    byQuery.set(query, judged);
+  }
+  return byQuery;
+}
+
+export interface IrRow extends QualityScores {
+  run: string;
+  queries: number;
+  latency: LatencySummary | null;
+}
+
+const f3 = (value: number | undefined) => (value === undefined ? "—" : value.toFixed(3));
+
+function markdownTable(rows: readonly IrRow[], info: CollectionInfo): string {
+  const lines = ["| run | MAP | nDCG@10 | MRR | recall@100 | p50 ms | p95 ms |", "|---|---:|---:|---:|---:|---:|---:|"];
+  for (const row of rows) {
+    lines.push(`| ${row.run} | ${f3(row.map)} | ${f3(row.ndcgAt10)} | ${f3(row.mrr)} | ${f3(row.recallAt100)} | ${row.latency ? row.latency.p50Ms.toFixed(1) : "—"} | ${row.latency ? row.latency.p95Ms.toFixed(1) : "—"} |`);
+  }
+  const published = info.published;
+  lines.push(
+    published
+      ? `| published BM25 (${published.system}; ${published.citation}) | ${f3(published.scores.map)} | ${f3(published.scores.ndcgAt10)} | ${f3(published.scores.mrr)} | ${f3(published.scores.recallAt100)} | — | — |`
+      : "| published BM25 | none found for this collection | | | | | |",
+  );
+  return lines.join("\n");
+}
+
+export async function runIrCollectionBench(options: { collection?: string; resultsFile?: string | null; log?: (line: string) => void } = {}) {
+  const log = options.log ?? console.log;
+  const name = options.collection ?? "adi";
+  const { info, collection } = loadCollection(name);
+  const judgments = judgmentsByQuery(collection);
+  const queries = collection.queries.filter((query) => judgments.has(query.id));
+  const atStart = loadavg();
+
+  const reference = referenceBm25(collection.documents);
+  const referenceRuns = queries.map((query) => ({ ranking: reference(query.text, TOP_K), judged: judgments.get(query.id)! as Judgments }));
+  const rows: IrRow[] = [{ run: "reference Okapi BM25 (k1 1.2, b 0.75, no stemming; in-process)", queries: queries.length, latency: null, ...meanScores(referenceRuns) }];
+
+  const stack = await startLocalStack({ workerConcurrency: 4, rateLimit: { ratePerSecond: 10_000, burst: 10_000 } });
+  try {
+    const { key } = await newOrganizationKey(`bench-ir-${Date.now()}`);
+    const api = benchApi(stack.baseUrl, key);
+    const namespaceId = await createNamespace(api, `ir-${name}`);
+    const base = `/v1/namespace/${namespaceId}`;
+    const began = performance.now();
+    const jobIds: string[] = [];
+    for (let start = 0; start < collection.documents.length; start += MAX_BATCH_ITEMS) {
+      const items = collection.documents.slice(start, start + MAX_BATCH_ITEMS).map((document) => ({
+        type: "TEXT",
+        text: document.text,
+        fileName: `${name}-${document.id}.txt`,
+        config: { chunkSize: MAX_CHUNK_CHARACTERS, chunkOverlap: 0, metadata: { irDocument: document.id } },
+      }));
+      const job = await api.expect<{ data: { id: string } }>(201, "POST", `${base}/ingest-jobs`, { payload: { type: "BATCH", items } });
+      jobIds.push(job.body.data.id);
+    }
+    await waitForJobs(api, base, jobIds);
+    const ingestSeconds = (performance.now() - began) / 1000;
+    log(`ingested ${collection.documents.length} documents in ${ingestSeconds.toFixed(1)} s`);
+
+    for (const mode of MODES) {
+      const samples: number[] = [];
+      const runs: { ranking: string[]; judged: Judgments }[] = [];
+      for (const query of queries) {
+        const response = await api.expect<{ data: { metadata?: Record<string, unknown> }[] }>(200, "POST", `${base}/search`, { query: query.text, mode, topK: TOP_K, rerank: false });
+        samples.push(response.ms);
+        const ranking: string[] = [];
+        for (const hit of response.body.data) {
+          const document = hit.metadata?.irDocument;
+          if (typeof document !== "string") throw new Error(`a ${mode} hit carries no irDocument metadata`);
+          if (!ranking.includes(document)) ranking.push(document);
+        }
+        runs.push({ ranking, judged: judgments.get(query.id)! });
+      }
+      const row: IrRow = { run: `ours: ${mode}`, queries: queries.length, latency: summarize(samples), ...meanScores(runs) };
+      rows.push(row);
+      log(`${mode}: MAP ${f3(row.map)}, nDCG@10 ${f3(row.ndcgAt10)}, MRR ${f3(row.mrr)}, recall@100 ${f3(row.recallAt100)}, p50 ${row.latency!.p50Ms.toFixed(1)} ms`);
+    }
+    const report = {
+      benchmark: "ir-collection" as const,
+      node: process.version,
+      cpus: cpus().length,
+      generatedAt: new Date().toISOString(),
+      loadAverage: { atStart, atEnd: loadavg() },
+      collection: { name, title: info.title, source: info.source, documents: collection.documents.length, queries: queries.length, judgments: collection.qrels.length },
+      embedder: "LOCAL (local-hash-384)",
+      topK: TOP_K,
+      ingestSeconds,
+      published: info.published,
+      rows,
+      markdown: markdownTable(rows, info),
+    };
+    log(report.markdown);
+    saveResults(options.resultsFile, DEFAULT_RESULTS_FILE, report, log);
+    return report;
+  } finally {
+    await stack.stop();
+  }
+}
+
+if (isEntryPoint(import.meta.url)) {
+  await runIrCollectionBench({ collection: argument("collection"), resultsFile: argument("results") });
+  process.exit(0);
+}
