@@ -63,12 +63,17 @@ export function meanScores(runs: readonly { ranking: readonly string[]; judged: 
 
 /**
  * A reference ranking by textbook Okapi BM25 (k1 1.2, b 0.75, Lucene's idf ln(1 + (N - df + 0.5) /
- * (df + 0.5))) over lower-cased runs of letters and digits, with no stemming and no stop words: what
- * an out-of-the-box BM25 gives on the same texts, to set our keyword mode beside. Evaluation only;
- * the product's keyword engine is not this.
+ * (df + 0.5))) over lower-cased runs of letters and digits by default, with no stemming and no stop words: what
+ * an out-of-the-box BM25 gives on the same texts, to set our keyword mode beside. Another `tokenize`
+ * (stemming, say) gives the same scoring over other terms. Evaluation only; the product's keyword
+ * engine is not this.
  */
-export function referenceBm25(documents: readonly { id: string; text: string }[], k1 = 1.2, b = 0.75) {
-  const tokenize = (text: string) => text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? [];
+export function referenceBm25(
+  documents: readonly { id: string; text: string }[],
+  tokenize: (text: string) => string[] = (text) => text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? [],
+  k1 = 1.2,
+  b = 0.75,
+) {
   const frequencies = documents.map((document) => {
     const counts = new Map<string, number>();
     for (const term of tokenize(document.text)) counts.set(term, (counts.get(term) ?? 0) + 1);
