@@ -19,7 +19,7 @@
  *
  * Writes bench/results/ir-collection.json.
  */
-import { readFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { cpus, loadavg } from "node:os";
 import { performance } from "node:perf_hooks";
 import { fileURLToPath } from "node:url";
@@ -28,7 +28,7 @@ import { MAX_BATCH_ITEMS } from "../functions/shared/domain/ingest-job.ts";
 import { MAX_CHUNK_CHARACTERS } from "../functions/shared/domain/ingest-config.ts";
 import { stem, tokenize } from "../functions/shared/text/analyser.ts";
 import { startLocalStack } from "../local/stack.ts";
-import { type Judgments, type QualityScores, meanScores, referenceBm25 } from "./ir-metrics.ts";
+import { averagePrecision, type Judgments, type QualityScores, meanScores, referenceBm25 } from "./ir-metrics.ts";
 import { argument, benchApi, createNamespace, isEntryPoint, type LatencySummary, newOrganizationKey, saveResults, summarize, waitForJobs } from "./support.ts";
 
 const DEFAULT_RESULTS_FILE = fileURLToPath(new URL("./results/ir-collection.json", import.meta.url));
@@ -54,9 +54,9 @@ const COLLECTIONS: Record<string, CollectionInfo> = {
     file: "data/adi.json.gz",
     title: "ADI (82 documents, 35 queries, 170 judgments)",
     source: "SMART project test collection (Cornell), ADI.ALL/ADI.QRY/ADI.REL",
-    // No BM25 run on ADI with a published MAP or nDCG was found to cite; the reference run below
-    // stands in for it. A collection with one (Cranfield, BEIR's NFCorpus or SciFact) can be added
-    // as another entry with its file under bench/data/ made by scripts/convert-smart-collection.ts.
+    // No BM25 run on ADI with a published MAP or nDCG was found to cite; the reference runs stand
+    // in for it. A collection with one (BEIR's NFCorpus or SciFact, say) is another entry here with
+    // its file under bench/data/ (scripts/convert-smart-collection.ts converts the SMART format).
     published: null,
   },
 };
@@ -84,9 +84,24 @@ export interface IrRow extends QualityScores {
   run: string;
   queries: number;
   latency: LatencySummary | null;
+  /** Each query's average precision (our modes only), to see which queries an engine change moved. */
+  averagePrecision?: Record<string, number>;
+}
+
+/** The previous results file's rows of our modes, to print how far this run moved from them. */
+function previousRows(file: string | null | undefined): Map<string, IrRow> {
+  const chosen = file === undefined ? DEFAULT_RESULTS_FILE : file;
+  if (chosen === null || !existsSync(chosen)) return new Map();
+  try {
+    const previous = JSON.parse(readFileSync(chosen, "utf8")) as { rows?: IrRow[] };
+    return new Map((previous.rows ?? []).map((row) => [row.run, row]));
+  } catch {
+    return new Map();
+  }
 }
 
 const f3 = (value: number | undefined) => (value === undefined ? "—" : value.toFixed(3));
+const signed = (value: number) => `${value >= 0 ? "+" : ""}${value.toFixed(3)}`;
 
 function markdownTable(rows: readonly IrRow[], info: CollectionInfo): string {
   const lines = ["| run | MAP | nDCG@10 | MRR | recall@100 | p50 ms | p95 ms |", "|---|---:|---:|---:|---:|---:|---:|"];
@@ -109,6 +124,7 @@ export async function runIrCollectionBench(options: { collection?: string; resul
   const judgments = judgmentsByQuery(collection);
   const queries = collection.queries.filter((query) => judgments.has(query.id));
   const atStart = loadavg();
+  const previous = previousRows(options.resultsFile);
 
   const referenceRow = (run: string, search: (query: string, topK: number) => string[]): IrRow => ({
     run,
@@ -146,6 +162,8 @@ export async function runIrCollectionBench(options: { collection?: string; resul
     log(`ingested ${collection.documents.length} documents in ${ingestSeconds.toFixed(1)} s`);
 
     for (const mode of MODES) {
+      // One untimed query first, so the percentiles describe warm searches, not the first load.
+      await api.expect(200, "POST", `${base}/search`, { query: "warm up", mode, topK: TOP_K, rerank: false });
       const samples: number[] = [];
       const runs: { ranking: string[]; judged: Judgments }[] = [];
       for (const query of queries) {
@@ -159,8 +177,16 @@ export async function runIrCollectionBench(options: { collection?: string; resul
         }
         runs.push({ ranking, judged: judgments.get(query.id)! });
       }
-      const row: IrRow = { run: `ours: ${mode}`, queries: queries.length, latency: summarize(samples), ...meanScores(runs) };
+      const row: IrRow = {
+        run: `ours: ${mode}`,
+        queries: queries.length,
+        latency: summarize(samples),
+        ...meanScores(runs),
+        averagePrecision: Object.fromEntries(queries.map((query, index) => [query.id, Number(averagePrecision(runs[index]!.ranking, runs[index]!.judged).toFixed(4))])),
+      };
       rows.push(row);
+      const before = previous.get(row.run);
+      if (before) log(`${mode} against the previous results: MAP ${signed(row.map - before.map)}, nDCG@10 ${signed(row.ndcgAt10 - before.ndcgAt10)}, MRR ${signed(row.mrr - before.mrr)}`);
       log(`${mode}: MAP ${f3(row.map)}, nDCG@10 ${f3(row.ndcgAt10)}, MRR ${f3(row.mrr)}, recall@100 ${f3(row.recallAt100)}, p50 ${row.latency!.p50Ms.toFixed(1)} ms`);
     }
     const report = {
