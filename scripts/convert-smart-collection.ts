@@ -7,12 +7,10 @@
  *
  *   npx tsx scripts/convert-smart-collection.ts --documents ADI.ALL --queries ADI.QRY \
  *     --judgments ADI.REL --out bench/data/adi.json.gz
- *
- * The judgments file is either SMART's `query document ...` lines (ADI.REL, CISI.REL, MED.REL) or
- * Cranfield's `query document grade` (cranqrel); the grade, when present and positive, is kept.
  */
 import { readFileSync, writeFileSync } from "node:fs";
 import { gzipSync } from "node:zlib";
+import { runWhenMain } from "./cli.ts";
 
 interface SmartRecord {
   id: string;
@@ -47,37 +45,49 @@ export function parseSmart(source: string): SmartRecord[] {
   return records;
 }
 
+/**
+ * `query document ...` lines, every pair relevant (grade 1): SMART's REL files list only relevant
+ * pairs. A collection with graded judgments needs its own mapping of grades here.
+ */
 export function parseJudgments(source: string): { query: string; document: string; relevance: number }[] {
   const qrels: { query: string; document: string; relevance: number }[] = [];
   for (const line of source.split(/\r?\n/)) {
-    const parts = line.trim().split(/\s+/);
-    if (parts.length < 2 || parts[0] === "") continue;
-    // SMART's third column is 0 for every pair; Cranfield's is a grade 1 (most) to 4 (least) or -1.
-    const third = Number(parts[2] ?? "0");
-    qrels.push({ query: String(Number(parts[0])), document: String(Number(parts[1])), relevance: third >= 1 && third <= 4 && parts.length === 3 ? 5 - third : 1 });
+    const [query, document] = line.trim().split(/\s+/);
+    if (!query || !document) continue;
+    qrels.push({ query: String(Number(query)), document: String(Number(document)), relevance: 1 });
   }
   return qrels;
 }
 
-function option(name: string): string {
-  const index = process.argv.indexOf(`--${name}`);
-  const value = index === -1 ? undefined : process.argv[index + 1];
+function option(argv: string[], name: string): string {
+  const index = argv.indexOf(`--${name}`);
+  const value = index === -1 ? undefined : argv[index + 1];
   if (!value) throw new Error(`--${name} <file> is required`);
   return value;
 }
 
-const documents = parseSmart(readFileSync(option("documents"), "utf8")).map((record) => {
-  const title = record.fields.get("T") ?? "";
-  const body = record.fields.get("W") ?? "";
-  return { id: record.id, title, text: [title, body].filter(Boolean).join("\n\n") };
+/** The collection as bench/ir-collection.ts reads it, from the three SMART files' texts. */
+export function convertSmart(documentsSource: string, queriesSource: string, judgmentsSource: string) {
+  const documents = parseSmart(documentsSource).map((record) => {
+    const title = record.fields.get("T") ?? "";
+    const body = record.fields.get("W") ?? "";
+    return { id: record.id, title, text: [title, body].filter(Boolean).join("\n\n") };
+  });
+  // Query ids are renumbered 1..n in file order: Cranfield's .I numbers skip values while its
+  // judgments count the queries in order; for ADI, CISI and MED the two agree anyway.
+  const queries = parseSmart(queriesSource).map((record, index) => ({ id: String(index + 1), text: record.fields.get("W") ?? "" }));
+  const qrels = parseJudgments(judgmentsSource);
+  const known = new Set(documents.map((document) => document.id));
+  const unknown = qrels.filter((qrel) => !known.has(qrel.document));
+  if (unknown.length > 0) throw new Error(`${unknown.length} judgments name documents the collection does not have`);
+  return { documents, queries, qrels };
+}
+
+runWhenMain(import.meta.url, async (argv) => {
+  const read = (name: string) => readFileSync(option(argv, name), "utf8");
+  const collection = convertSmart(read("documents"), read("queries"), read("judgments"));
+  const out = option(argv, "out");
+  writeFileSync(out, gzipSync(Buffer.from(JSON.stringify(collection)), { level: 9 }));
+  console.log(`${out}: ${collection.documents.length} documents, ${collection.queries.length} queries, ${collection.qrels.length} judgments`);
+  return 0;
 });
-// Query ids are renumbered 1..n in file order: Cranfield's .I numbers skip values while its
-// judgments count the queries in order; for ADI, CISI and MED the two agree anyway.
-const queries = parseSmart(readFileSync(option("queries"), "utf8")).map((record, index) => ({ id: String(index + 1), text: record.fields.get("W") ?? "" }));
-const qrels = parseJudgments(readFileSync(option("judgments"), "utf8"));
-const known = new Set(documents.map((document) => document.id));
-const unknown = qrels.filter((qrel) => !known.has(qrel.document));
-if (unknown.length > 0) throw new Error(`${unknown.length} judgments name documents the collection does not have`);
-const out = option("out");
-writeFileSync(out, gzipSync(Buffer.from(JSON.stringify({ documents, queries, qrels })), { level: 9 }));
-console.log(`${out}: ${documents.length} documents, ${queries.length} queries, ${qrels.length} judgments`);
