@@ -35,6 +35,8 @@ export interface ExtractionOptions {
 export interface ExtractionLimits {
   /** Bytes a container (zip) may inflate to, all entries together. */
   maxDecompressedBytes: number;
+  /** Bytes one part of a container may inflate to (its format's budget, limits.ts); unbounded when absent. */
+  maxPartBytes?: number;
   /** Entries a container may list. */
   maxEntries: number;
   /** Pages (or slides, sheets, spine items) a document may have. */

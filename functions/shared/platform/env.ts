@@ -91,4 +91,6 @@ export const config = {
    * gives V8 the same limit).
    */
   ingestMemoryBudgetMb: () => positiveInt(ENV.ingestMemoryBudgetMb, Math.max(256, positiveInt("AWS_LAMBDA_FUNCTION_MEMORY_SIZE", 1769) - 450)),
+  /** The heap cap of an extraction thread (extraction/isolation.ts); set lower only to exercise the cap. */
+  extractionHeapMb: () => positiveInt(ENV.extractionHeapMb, 768),
 };

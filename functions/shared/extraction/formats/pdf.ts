@@ -1,5 +1,6 @@
 import { getResolvedPDFJS } from "unpdf";
-import { checkDeadline, checkPageCount, DocumentParseError } from "../limits.ts";
+import { checkDeadline, checkPageCount, DocumentParseError, MAX_IMAGE_PIXELS } from "../limits.ts";
+import { checkPdfStreams } from "../pdf-streams.ts";
 import { OffsetWriter } from "../markdown.ts";
 import { encodePnm, ocrLanguage, OcrUnavailableError, recognize, tidyOcrText, type OcrLanguage, type RawImage } from "../ocr.ts";
 import type { ExtractedDocument, ExtractionLimits, ExtractionOptions, FormatExtractor } from "../types.ts";
@@ -102,6 +103,8 @@ async function openPdf(bytes: Uint8Array, limits: ExtractionLimits): Promise<{ p
     isOffscreenCanvasSupported: false,
     isImageDecoderSupported: false,
     disableFontFace: true,
+    // Larger images are never decoded (checkPdfStreams notes them): their pixels alone would be gigabytes.
+    maxImageSize: MAX_IMAGE_PIXELS,
     useSystemFonts: false,
     verbosity: 0,
   });
@@ -118,6 +121,8 @@ async function openPdf(bytes: Uint8Array, limits: ExtractionLimits): Promise<{ p
 
 async function extract(bytes: Uint8Array, options: ExtractionOptions): Promise<ExtractedDocument> {
   const { limits } = options;
+  // The streams are measured once, by the step that reads the first page: later steps read the same bytes.
+  const streamNotes = (options.pageRange?.first ?? 1) === 1 ? checkPdfStreams(bytes, limits, LABEL) : [];
   const { pdfjs, pdf } = await openPdf(bytes, limits);
   try {
     const totalPages = pdf.numPages;
@@ -128,6 +133,7 @@ async function extract(bytes: Uint8Array, options: ExtractionOptions): Promise<E
     const first = Math.max(1, Math.min(totalPages, options.pageRange?.first ?? 1));
     const last = Math.max(first, Math.min(totalPages, options.pageRange?.last ?? totalPages));
     const notes = new Notes();
+    for (const note of streamNotes) notes.add(note);
     const policy = ocrPolicy(options);
     let language: OcrLanguage | undefined;
     const languageFor = () => {

@@ -1,4 +1,4 @@
-import { checkDeadline, checkPageCount, DocumentParseError } from "../limits.ts";
+import { CONTAINER_BUDGETS, checkDeadline, checkPageCount, containerLimits, DocumentParseError, tooLargeWhenDecompressed } from "../limits.ts";
 import { markdownTable, OffsetWriter } from "../markdown.ts";
 import type { ExtractedDocument, ExtractedSection, ExtractionOptions, FormatExtractor } from "../types.ts";
 import { isCompoundFile, isZip, openContainer, rezipStored } from "../zip.ts";
@@ -20,10 +20,13 @@ async function extract(bytes: Uint8Array, options: ExtractionOptions): Promise<E
   const { limits } = options;
   let input: Uint8Array = bytes;
   if (isZip(bytes)) {
-    const archive = openContainer(bytes, { label: LABEL, limits, want: (name) => !SKIPPED_PARTS.test(name) });
+    const archive = openContainer(bytes, { label: LABEL, limits: containerLimits(limits, "spreadsheet"), want: (name) => !SKIPPED_PARTS.test(name) });
     input = rezipStored(archive.files);
   } else if (!isCompoundFile(bytes)) {
     throw new DocumentParseError("the file is not a spreadsheet (.xlsx, .xls or .ods)");
+  } else if (bytes.length > CONTAINER_BUDGETS.spreadsheet.maxTotalBytes) {
+    // A legacy .xls is not compressed, but SheetJS expands it as much as the XML of a workbook.
+    throw tooLargeWhenDecompressed(LABEL, "the legacy workbook", CONTAINER_BUDGETS.spreadsheet.maxTotalBytes);
   }
   checkDeadline(limits, LABEL);
   const XLSX = await import("@e965/xlsx");

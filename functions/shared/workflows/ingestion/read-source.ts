@@ -3,7 +3,7 @@ import type { DocumentRecord, ExtractionCheckpoint } from "../../domain/document
 import type { IngestConfig } from "../../domain/ingest-config.ts";
 import { type FileType, largestUploadLimit, resolveFileType, uploadLimit } from "../../extraction/file-types.ts";
 import { detectedMimeType } from "../../extraction/detect-type.ts";
-import { loadExtractor } from "../../extraction/index.ts";
+import { extractIsolated } from "../../extraction/isolation.ts";
 import { extractionLimits } from "../../extraction/limits.ts";
 import { joinPageRanges } from "../../extraction/page-ranges.ts";
 import { isTextFormat, parseText, textExtractor } from "../../extraction/text-formats.ts";
@@ -131,8 +131,14 @@ function assertWithinLimit(size: number, type: FileType): void {
   if (size > limit) throw new PermanentFailure(`the file is larger than ${limit} bytes`);
 }
 
+/**
+ * Text formats are read here (their cost is linear in the upload, which is bounded); every other
+ * format in an extraction thread with its own heap cap and time limit (extraction/isolation.ts).
+ */
 async function extractorFor(type: FileType): Promise<FormatExtractor> {
-  return isTextFormat(type.format) ? textExtractor(type.format) : await loadExtractor(type.format);
+  if (isTextFormat(type.format)) return textExtractor(type.format);
+  const format = type.format;
+  return { extract: (bytes, options) => extractIsolated(format, bytes, options) };
 }
 
 function pageWindow(first: number, bounds: ReadBounds): Pick<ExtractionOptions, "pageRange" | "stopAtMs"> {

@@ -1,0 +1,158 @@
+import { createRequire } from "node:module";
+import { dirname, join } from "node:path";
+import { pathToFileURL } from "node:url";
+import { Worker } from "node:worker_threads";
+import { DOCUMENT_FORMATS, type DocumentFormatId } from "./registry.ts";
+import { config } from "../platform/env.ts";
+import { DocumentParseError, EXTRACTION_DEADLINE_GRACE_MS, EXTRACTION_THREADS } from "./limits.ts";
+import type { ExtractedDocument, ExtractionOptions } from "./types.ts";
+
+/**
+ * Every document format is read in a worker thread of its own with a capped heap and a wall-clock
+ * limit, so a file that defeats the budgets (limits.ts) ends its own extraction, never the process:
+ * the ingest worker's other documents, and locally the gateway that shares the process, carry on.
+ * A thread that breaches either limit is terminated and its document fails with the reason; a
+ * thread that finished normally is kept for the next document (it keeps its OCR engine, which
+ * takes about a second to start). At most EXTRACTION_THREADS run at once, which with their heap
+ * cap keeps what they can hold within the function's memory.
+ */
+
+/** The file name of the thread's entry in a bundled asset, beside index.mjs (lib/bundling.ts writes it). */
+export const EXTRACTION_THREAD_BUNDLE_NAME = "extraction-thread";
+
+interface Job {
+  id: number;
+  format: DocumentFormatId;
+  bytes: Uint8Array;
+  options: ExtractionOptions;
+}
+
+type Reply = { id: number; result: ExtractedDocument } | { id: number; error: { message: string; parse: boolean } };
+
+class ExtractionThread {
+  readonly worker: Worker;
+  private pending: { id: number; resolve: (value: ExtractedDocument) => void; reject: (error: Error) => void; label: string } | null = null;
+  dead = false;
+
+  constructor(
+    private readonly onIdle: (thread: ExtractionThread) => void,
+    readonly heapMb: number,
+  ) {
+    this.worker = startThread(heapMb);
+    this.worker.on("message", (reply: Reply) => {
+      const pending = this.pending;
+      if (!pending || pending.id !== reply.id) return;
+      this.pending = null;
+      if ("result" in reply) pending.resolve(reply.result);
+      else pending.reject(reply.error.parse ? new DocumentParseError(reply.error.message) : new Error(reply.error.message));
+      this.onIdle(this);
+    });
+    this.worker.on("error", (error: Error & { code?: string }) => {
+      this.dead = true;
+      const pending = this.pending;
+      this.pending = null;
+      if (!pending) return;
+      if (error.code === "ERR_WORKER_OUT_OF_MEMORY") {
+        pending.reject(
+          new DocumentParseError(
+            `the ${pending.label} file needs more than the ${this.heapMb} MB of memory one document may use while it is read (too large when decompressed: a decompression bomb or an unusually large document)`,
+          ),
+        );
+      } else {
+        pending.reject(new Error(`the extraction thread failed: ${error.message}`));
+      }
+      this.onIdle(this);
+    });
+    this.worker.on("exit", () => {
+      this.dead = true;
+      const pending = this.pending;
+      this.pending = null;
+      if (pending) {
+        pending.reject(new Error("the extraction thread stopped unexpectedly"));
+        this.onIdle(this);
+      }
+    });
+  }
+
+  run(job: Job): Promise<ExtractedDocument> {
+    const label = DOCUMENT_FORMATS[job.format].label;
+    return new Promise<ExtractedDocument>((resolve, reject) => {
+      const waitMs = Math.max(0, job.options.limits.deadlineMs - Date.now()) + EXTRACTION_DEADLINE_GRACE_MS;
+      const timer = setTimeout(() => {
+        if (this.pending?.id !== job.id) return;
+        this.pending = null;
+        this.dead = true;
+        // terminate() stops JavaScript even in the middle of a synchronous parse.
+        void this.worker.terminate();
+        reject(new DocumentParseError(`the ${label} file took too long to parse (the time limit for one document was reached)`));
+        this.onIdle(this);
+      }, waitMs);
+      const settle =
+        <T>(fn: (value: T) => void) =>
+        (value: T) => {
+          clearTimeout(timer);
+          fn(value);
+        };
+      this.pending = { id: job.id, resolve: settle(resolve), reject: settle(reject), label };
+      this.worker.ref();
+      // A copy: the caller keeps its bytes (a long PDF is staged from them), and a Buffer may be a
+      // view into a shared pool that must not be transferred.
+      const copy = new Uint8Array(job.bytes);
+      this.worker.postMessage({ id: job.id, format: job.format, bytes: copy, options: job.options }, [copy.buffer]);
+    });
+  }
+}
+
+function startThread(heapMb: number): Worker {
+  const resourceLimits = { maxOldGenerationSizeMb: heapMb };
+  if (process.env.KIS_DEPLOYED_BUNDLE === "true") {
+    // Bundled with code splitting, this code sits in index.mjs or in chunks/; the thread's entry is beside index.mjs.
+    const entry = new URL(`${import.meta.url.includes("/chunks/") ? "../" : "./"}${EXTRACTION_THREAD_BUNDLE_NAME}.mjs`, import.meta.url);
+    return new Worker(entry, { resourceLimits });
+  }
+  // Unbundled (the local stack, tests) the thread reads TypeScript, through the same loader the process uses.
+  const tsx = pathToFileURL(join(dirname(createRequire(import.meta.url).resolve("tsx/package.json")), "dist/esm/api/index.mjs")).href;
+  const entry = new URL("./thread.ts", import.meta.url).href;
+  const code = `import(${JSON.stringify(tsx)}).then((tsx) => { tsx.register(); return import(${JSON.stringify(entry)}); })`;
+  return new Worker(code, { eval: true, resourceLimits });
+}
+
+const idle: ExtractionThread[] = [];
+const waiting: (() => void)[] = [];
+let running = 0;
+let nextId = 1;
+
+function release(thread: ExtractionThread): void {
+  running -= 1;
+  if (thread.dead) {
+    void thread.worker.terminate();
+  } else {
+    // An idle thread must not keep the process alive (tests, the CLI).
+    thread.worker.unref();
+    idle.push(thread);
+  }
+  waiting.shift()?.();
+}
+
+async function acquire(): Promise<ExtractionThread> {
+  while (running >= EXTRACTION_THREADS) await new Promise<void>((resolve) => waiting.push(resolve));
+  running += 1;
+  const heapMb = config.extractionHeapMb();
+  let thread = idle.pop();
+  while (thread && (thread.dead || thread.heapMb !== heapMb)) {
+    void thread.worker.terminate();
+    thread = idle.pop();
+  }
+  return thread ?? new ExtractionThread(release, heapMb);
+}
+
+/** Extracts one document in an extraction thread (see above); a breach of its limits is a DocumentParseError. */
+export async function extractIsolated(format: DocumentFormatId, bytes: Uint8Array, options: ExtractionOptions): Promise<ExtractedDocument> {
+  const thread = await acquire();
+  return thread.run({ id: nextId++, format, bytes, options });
+}
+
+/** Ends every idle thread (tests, a CLI that wants to exit promptly). */
+export async function shutdownExtractionThreads(): Promise<void> {
+  await Promise.all(idle.splice(0).map((thread) => thread.worker.terminate()));
+}
