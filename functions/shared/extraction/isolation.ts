@@ -74,10 +74,10 @@ class ExtractionThread {
     });
   }
 
-  run(job: Job): Promise<ExtractedDocument> {
+  run(job: Job, graceMs: number): Promise<ExtractedDocument> {
     const label = DOCUMENT_FORMATS[job.format].label;
     return new Promise<ExtractedDocument>((resolve, reject) => {
-      const waitMs = Math.max(0, job.options.limits.deadlineMs - Date.now()) + EXTRACTION_DEADLINE_GRACE_MS;
+      const waitMs = Math.max(0, job.options.limits.deadlineMs - Date.now()) + graceMs;
       const timer = setTimeout(() => {
         if (this.pending?.id !== job.id) return;
         this.pending = null;
@@ -146,10 +146,18 @@ async function acquire(): Promise<ExtractionThread> {
   return thread ?? new ExtractionThread(release, heapMb);
 }
 
-/** Extracts one document in an extraction thread (see above); a breach of its limits is a DocumentParseError. */
-export async function extractIsolated(format: DocumentFormatId, bytes: Uint8Array, options: ExtractionOptions): Promise<ExtractedDocument> {
+/**
+ * Extracts one document in an extraction thread (see above); a breach of its limits is a
+ * DocumentParseError. `graceMs`: how long past `options.limits.deadlineMs` the thread is given.
+ */
+export async function extractIsolated(
+  format: DocumentFormatId,
+  bytes: Uint8Array,
+  options: ExtractionOptions,
+  { graceMs = EXTRACTION_DEADLINE_GRACE_MS }: { graceMs?: number } = {},
+): Promise<ExtractedDocument> {
   const thread = await acquire();
-  return thread.run({ id: nextId++, format, bytes, options });
+  return thread.run({ id: nextId++, format, bytes, options }, graceMs);
 }
 
 /** Ends every idle thread (tests, a CLI that wants to exit promptly). */
