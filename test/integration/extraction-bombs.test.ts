@@ -1,5 +1,8 @@
 import { GetQueueAttributesCommand } from "@aws-sdk/client-sqs";
-import { describe, expect, it } from "vitest";
+import { WORKERS } from "../../lib/workers.ts";
+import { LOCAL_VISIBILITY_MARGIN_SECONDS } from "../../local/resources.ts";
+import { afterEach, describe, expect, it } from "vitest";
+import { ENV } from "../../functions/shared/platform/env-names.ts";
 import { docxBomb, epubRepeatBomb, pdfImageBomb, pdfStreamBomb, pngBomb, pptxRepeatBomb, xlsxBomb } from "../fixtures/bombs.ts";
 import { docxFile } from "../fixtures/documents.ts";
 import { chunksOf, documentsOfJob, newNamespace, upload, waitForJob } from "../support/ingestion.ts";
@@ -13,7 +16,8 @@ import { useLocalStack } from "../support/local-stack.ts";
  * the process that runs the gateway and the workers never holds more than the function's memory.
  */
 
-const api = useLocalStack();
+// The queues' own visibility timeout, not the suite's short one: this file also checks it.
+const api = useLocalStack({ visibilityTimeoutSeconds: undefined });
 
 const FUNCTION_MEMORY_BYTES = 1769 * 1024 * 1024;
 const DOCX = "application/vnd.openxmlformats-officedocument.wordprocessingml.document";
@@ -25,6 +29,17 @@ async function ingestDeadLetters(): Promise<number> {
   );
   return Number(attributes.Attributes?.ApproximateNumberOfMessages ?? 0);
 }
+
+describe("the local queues", () => {
+  it("keep a message invisible for as long as the worker that takes it may run (not 30 s against 300 s)", async () => {
+    for (const worker of WORKERS) {
+      const attributes = await api.stack().clients.sqs.send(
+        new GetQueueAttributesCommand({ QueueUrl: api.stack().resources.queues[worker.queue].url, AttributeNames: ["VisibilityTimeout"] }),
+      );
+      expect(Number(attributes.Attributes?.VisibilityTimeout), worker.id).toBe(worker.timeoutSeconds + LOCAL_VISIBILITY_MARGIN_SECONDS);
+    }
+  });
+});
 
 describe("decompression and amplification bombs in one job with an ordinary document", () => {
   it("each bomb ends with its reason, the ordinary document completes and the process stays within the function's memory", async () => {
@@ -62,5 +77,30 @@ describe("decompression and amplification bombs in one job with an ordinary docu
 
     expect(await ingestDeadLetters()).toBe(before);
     expect(process.resourceUsage().maxRSS * 1024).toBeLessThan(FUNCTION_MEMORY_BYTES);
+  });
+});
+
+describe("a document that defeats the budgets", () => {
+  afterEach(() => {
+    delete process.env[ENV.extractionHeapMb];
+  });
+
+  it("fails alone when its extraction thread runs out of heap; the ordinary document of the same job completes", async () => {
+    // A heap cap low enough that a Word file within the budget outgrows it, as a bomb the budgets missed would.
+    process.env[ENV.extractionHeapMb] = "96";
+    const ns = await newNamespace(api);
+    const before = await ingestDeadLetters();
+    const items = [
+      { type: "MANAGED_FILE", key: await upload(ns, "dense.docx", DOCX, await docxBomb(5)), fileName: "dense.docx" },
+      { type: "MANAGED_FILE", key: await upload(ns, "handbook.docx", DOCX, await docxFile()), fileName: "handbook.docx" },
+    ];
+    const created = await ns.call("POST", "/ingest-jobs", { body: { payload: { type: "BATCH", items } } });
+    expect(created.status, JSON.stringify(created.body)).toBe(201);
+    await waitForJob(ns, created.body.data.id);
+    const documents = Object.fromEntries((await documentsOfJob(ns, created.body.data.id)).map((document) => [document.name, document]));
+    expect(documents["dense.docx"]).toMatchObject({ status: "FAILED" });
+    expect(documents["dense.docx"].error).toMatch(/needs more than the 96 MB of memory one document may use while it is read \(too large when decompressed/);
+    expect(documents["handbook.docx"], JSON.stringify(documents["handbook.docx"])).toMatchObject({ status: "COMPLETED" });
+    expect(await ingestDeadLetters()).toBe(before);
   });
 });
