@@ -7,7 +7,7 @@ import { CONTAINER_BUDGETS, DocumentParseError, extractionLimits, MAX_IMAGE_PIXE
 import type { DocumentFormatId } from "../../functions/shared/extraction/registry.ts";
 import { unzip } from "../../functions/shared/extraction/zip.ts";
 import { ENV } from "../../functions/shared/platform/env-names.ts";
-import { deflatedRepeat, docxBomb, epubRepeatBomb, pdfImageBomb, pdfStreamBomb, pngBomb, pptxRepeatBomb, xlsxBomb } from "../fixtures/bombs.ts";
+import { deflatedRepeat, docxBomb, epubRepeatBomb, pdfImageBomb, pdfStreamBomb, pngBomb, pptxRepeatBomb, xlsxBomb, xlsxRepeatBomb } from "../fixtures/bombs.ts";
 import { docxFile, jpegImage, png, tiffImage, webpImage } from "../fixtures/documents.ts";
 
 /**
@@ -107,6 +107,15 @@ describe("decompression and amplification bombs (issue 21's table)", () => {
     const repeated = await extract("pptx", await pptxRepeatBomb(9999));
     expect(repeated.text).toBe(once.text);
     expect(repeated.totalPages).toBe(1);
+  });
+});
+
+describe("other parts referenced more than once", () => {
+  it("a workbook whose 9,999 sheets all name one sheet part is refused before SheetJS reads it 9,999 times", async () => {
+    expect(await refusal("spreadsheet", xlsxRepeatBomb(9999))).toBe(
+      "the spreadsheet names its part worksheets/sheet1.xml for 9999 sheets; a part is read for one sheet only, so it was not parsed",
+    );
+    expect((await extract("spreadsheet", xlsxRepeatBomb(1))).totalPages).toBe(1);
   });
 });
 
