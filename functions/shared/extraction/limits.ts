@@ -9,10 +9,9 @@ import type { ExtractionLimits } from "./types.ts";
 export { DocumentParseError };
 
 /**
- * Defaults sized for a 200 MB upload on a Lambda with a few GB of memory. Only the parts a format
- * reads count (text and XML, never images or fonts), and those inflate to a few times their
- * compressed size, so 512 MiB is generous for real documents and still far from what would crash
- * the function. Real decks and workbooks have a few hundred parts, not 20,000.
+ * Bounds for any container, which each format narrows to its own budget (CONTAINER_BUDGETS below).
+ * Only the parts a format reads count (text and XML, never images or fonts). Real decks and
+ * workbooks have a few hundred parts, not 20,000.
  */
 export const DEFAULT_MAX_DECOMPRESSED_BYTES = 512 * 1024 * 1024;
 export const DEFAULT_MAX_ENTRIES = 20_000;
