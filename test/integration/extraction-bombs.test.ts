@@ -80,6 +80,29 @@ describe("decompression and amplification bombs in one job with an ordinary docu
   });
 });
 
+describe("the local gateway while a document is parsed", () => {
+  it("answers while the worker parses a dense Word file, in the same process", async () => {
+    const ns = await newNamespace(api);
+    // Within the Word budget; mammoth parses it synchronously for seconds.
+    const key = await upload(ns, "dense.docx", DOCX, await docxBomb(3));
+    const created = await ns.call("POST", "/ingest-jobs", { body: { payload: { type: "MANAGED_FILE", key, fileName: "dense.docx" } } });
+    expect(created.status).toBe(201);
+    let document: any;
+    while (document?.status !== "PRE_PROCESSING") {
+      [document] = await documentsOfJob(ns, created.body.data.id);
+      expect(["QUEUED", "QUEUED_FOR_RESYNC", "PRE_PROCESSING", undefined]).toContain(document?.status);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    // Parsed in the gateway's thread, this request would wait until the document had moved on.
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    const answered = await ns.call("GET", `/documents/${document.id}`);
+    expect(answered.status).toBe(200);
+    expect(answered.body.data.status).toBe("PRE_PROCESSING");
+    const done = await waitForJob(ns, created.body.data.id);
+    expect(done.status).toBe("COMPLETED");
+  });
+});
+
 describe("a document that defeats the budgets", () => {
   afterEach(() => {
     delete process.env[ENV.extractionHeapMb];
