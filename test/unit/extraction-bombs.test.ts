@@ -120,6 +120,15 @@ describe("other parts referenced more than once", () => {
 });
 
 describe("the extraction thread", () => {
+  it("refuses a document whose extracted text is larger than one document may have", async () => {
+    const error = await extractIsolated("docx", await docxFile(), { limits: extractionLimits({ maxCharacters: 100 }) }).then(
+      () => undefined,
+      (caught: unknown) => caught,
+    );
+    expect(error).toBeInstanceOf(DocumentParseError);
+    expect((error as Error).message).toMatch(/^the Word document file holds \d+ characters of text, more than the 100 one document may have$/);
+  });
+
   it("a document that outgrows the thread's heap fails with the reason; the process and the next document carry on", async () => {
     process.env[ENV.extractionHeapMb] = "64";
     // Within the Word budget, but mammoth needs several hundred MB for it.

@@ -21,16 +21,16 @@ export const DEFAULT_MAX_PAGES = 10_000;
  * together. They bound the parser's real cost, not the upload's: each is sized so the parser's own
  * expansion of that much XML fits the extraction thread's heap (768 MB, isolation.ts), measured with
  * test/fixtures/bombs.ts (peak RSS per MB of XML: mammoth about 90, SheetJS about 18, pdf.js about
- * 9 per MB of content stream; our own XML reader, one part at a time, far less). A Word
+ * 9 per MB of content stream; our own XML reader about 17, one part at a time). A Word
  * document.xml of 6 MiB is a book of about a thousand pages; a sheet part of 32 MiB several
  * hundred thousand rows.
  */
 export const CONTAINER_BUDGETS = {
   docx: { maxPartBytes: 6 * 1024 * 1024, maxTotalBytes: 8 * 1024 * 1024 },
   spreadsheet: { maxPartBytes: 32 * 1024 * 1024, maxTotalBytes: 36 * 1024 * 1024 },
-  pptx: { maxPartBytes: 16 * 1024 * 1024, maxTotalBytes: 96 * 1024 * 1024 },
+  pptx: { maxPartBytes: 16 * 1024 * 1024, maxTotalBytes: 64 * 1024 * 1024 },
   odt: { maxPartBytes: 16 * 1024 * 1024, maxTotalBytes: 32 * 1024 * 1024 },
-  epub: { maxPartBytes: 16 * 1024 * 1024, maxTotalBytes: 128 * 1024 * 1024 },
+  epub: { maxPartBytes: 16 * 1024 * 1024, maxTotalBytes: 64 * 1024 * 1024 },
 } as const satisfies Record<string, { maxPartBytes: number; maxTotalBytes: number }>;
 
 /** The limits a container format reads its parts with: the caller's, narrowed to the format's budget. */
@@ -42,6 +42,14 @@ export function containerLimits(limits: ExtractionLimits, format: keyof typeof C
     maxPartBytes: Math.min(limits.maxPartBytes ?? Number.POSITIVE_INFINITY, budget.maxPartBytes),
   };
 }
+
+/**
+ * Characters the text extracted from one document (or one page range of a PDF) may have: what the
+ * worker is measured to chunk and embed for a text upload (40 MiB, bench/large-file.ts), since the
+ * extracted text is chunked in the worker's own thread. Checked in the extraction thread, before
+ * the text is handed over.
+ */
+export const MAX_EXTRACTED_CHARACTERS = 40 * 1024 * 1024;
 
 /**
  * Pixels an image may have to be decoded for OCR, checked from its header before any decode (PNG,

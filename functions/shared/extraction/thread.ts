@@ -1,7 +1,7 @@
 import { parentPort } from "node:worker_threads";
 import { loadExtractor } from "./index.ts";
-import { DocumentParseError } from "./limits.ts";
-import type { DocumentFormatId } from "./registry.ts";
+import { DocumentParseError, MAX_EXTRACTED_CHARACTERS } from "./limits.ts";
+import { DOCUMENT_FORMATS, type DocumentFormatId } from "./registry.ts";
 import type { ExtractionOptions } from "./types.ts";
 
 /**
@@ -22,6 +22,12 @@ parentPort!.on("message", (request: Request) => {
     try {
       const extractor = await loadExtractor(request.format);
       const result = await extractor.extract(request.bytes, request.options);
+      const maxCharacters = request.options.limits.maxCharacters ?? MAX_EXTRACTED_CHARACTERS;
+      if (result.text.length > maxCharacters) {
+        throw new DocumentParseError(
+          `the ${DOCUMENT_FORMATS[request.format].label} file holds ${result.text.length} characters of text, more than the ${maxCharacters} one document may have`,
+        );
+      }
       parentPort!.postMessage({ id: request.id, result });
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error);

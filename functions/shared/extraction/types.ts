@@ -37,6 +37,8 @@ export interface ExtractionLimits {
   maxDecompressedBytes: number;
   /** Bytes one part of a container may inflate to (its format's budget, limits.ts); unbounded when absent. */
   maxPartBytes?: number;
+  /** Characters of extracted text (MAX_EXTRACTED_CHARACTERS when absent; checked by the extraction thread). */
+  maxCharacters?: number;
   /** Entries a container may list. */
   maxEntries: number;
   /** Pages (or slides, sheets, spine items) a document may have. */
