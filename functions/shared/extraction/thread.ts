@@ -21,7 +21,8 @@ parentPort!.on("message", (request: Request) => {
   void (async () => {
     try {
       const extractor = await loadExtractor(request.format);
-      const result = await extractor.extract(request.bytes, request.options);
+      // The bytes were transferred to this thread: no one else reads them.
+      const result = await extractor.extract(request.bytes, { ...request.options, ownsBytes: true });
       const maxCharacters = request.options.limits.maxCharacters ?? MAX_EXTRACTED_CHARACTERS;
       if (result.text.length > maxCharacters) {
         throw new DocumentParseError(

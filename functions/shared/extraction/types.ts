@@ -30,6 +30,11 @@ export interface ExtractionOptions {
    * `limits.deadlineMs` it is not a failure: it is how one document spreads over worker steps.
    */
   stopAtMs?: number;
+  /**
+   * The bytes belong to this extraction alone (an extraction thread's copy): the format may hand
+   * them to its library instead of copying them (pdf.js takes ownership of its buffer).
+   */
+  ownsBytes?: boolean;
 }
 
 export interface ExtractionLimits {
