@@ -98,7 +98,15 @@ class ExtractionThread {
       // A copy: the caller keeps its bytes (a long PDF is staged from them), and a Buffer may be a
       // view into a shared pool that must not be transferred.
       const copy = new Uint8Array(job.bytes);
-      this.worker.postMessage({ id: job.id, format: job.format, bytes: copy, options: job.options }, [copy.buffer]);
+      try {
+        this.worker.postMessage({ id: job.id, format: job.format, bytes: copy, options: job.options }, [copy.buffer]);
+      } catch (error) {
+        // Options that cannot be cloned: the thread never saw the job and is free again.
+        this.pending = null;
+        clearTimeout(timer);
+        reject(error as Error);
+        this.onIdle(this);
+      }
     });
   }
 }
@@ -143,7 +151,15 @@ async function acquire(): Promise<ExtractionThread> {
     void thread.worker.terminate();
     thread = idle.pop();
   }
-  return thread ?? new ExtractionThread(release, heapMb);
+  if (thread) return thread;
+  try {
+    return new ExtractionThread(release, heapMb);
+  } catch (error) {
+    // The slot taken above goes back, or every later document would wait for it forever.
+    running -= 1;
+    waiting.shift()?.();
+    throw error;
+  }
 }
 
 /**
