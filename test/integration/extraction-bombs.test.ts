@@ -84,7 +84,7 @@ describe("the local gateway while a document is parsed", () => {
   it("answers while the worker parses a dense Word file, in the same process", async () => {
     const ns = await newNamespace(api);
     // Within the Word budget; mammoth parses it synchronously for seconds.
-    const key = await upload(ns, "dense.docx", DOCX, await docxBomb(3));
+    const key = await upload(ns, "dense.docx", DOCX, await docxBomb(5));
     const created = await ns.call("POST", "/ingest-jobs", { body: { payload: { type: "MANAGED_FILE", key, fileName: "dense.docx" } } });
     expect(created.status).toBe(201);
     let document: any;

@@ -15,7 +15,15 @@ import type { ExtractedDocument, ExtractionOptions } from "./types.ts";
  * thread that finished normally is kept for the next document (it keeps its OCR engine, which
  * takes about a second to start). At most EXTRACTION_THREADS run at once, which with their heap
  * cap keeps what they can hold within the function's memory.
+ *
+ * The heap cap does not see memory outside V8's heap: decoded images (pdf.js keeps a page's images
+ * as typed arrays; a 5.8 MB PDF painting eight 25-megapixel images on one page decodes to 2.2 GB)
+ * and the OCR engine's WebAssembly memory. So while a thread works, the process's resident memory
+ * is watched too, and past config.extractionRssLimitMb the thread is terminated the same way.
  */
+
+/** How often the process's resident memory is read while a thread works. */
+const RSS_CHECK_MS = 50;
 
 /** The file name of the thread's entry in a bundled asset, beside index.mjs (lib/bundling.ts writes it). */
 export const EXTRACTION_THREAD_BUNDLE_NAME = "extraction-thread";
@@ -82,15 +90,33 @@ class ExtractionThread {
         if (this.pending?.id !== job.id) return;
         this.pending = null;
         this.dead = true;
+        clearInterval(watch);
         // terminate() stops JavaScript even in the middle of a synchronous parse.
         void this.worker.terminate();
         reject(new DocumentParseError(`the ${label} file took too long to parse (the time limit for one document was reached)`));
         this.onIdle(this);
       }, waitMs);
+      const rssLimit = config.extractionRssLimitMb() * 1024 * 1024;
+      const watch = setInterval(() => {
+        const rss = process.memoryUsage.rss();
+        if (this.pending?.id !== job.id || rss <= rssLimit) return;
+        this.pending = null;
+        this.dead = true;
+        clearTimeout(timer);
+        clearInterval(watch);
+        void this.worker.terminate();
+        reject(
+          new DocumentParseError(
+            `the ${label} file needed more memory than the worker has while it was read (${Math.round(rss / 1048576)} MB in use; too large when decompressed: a decompression bomb or an unusually large document)`,
+          ),
+        );
+        this.onIdle(this);
+      }, RSS_CHECK_MS);
       const settle =
         <T>(fn: (value: T) => void) =>
         (value: T) => {
           clearTimeout(timer);
+          clearInterval(watch);
           fn(value);
         };
       this.pending = { id: job.id, resolve: settle(resolve), reject: settle(reject), label };
@@ -104,6 +130,7 @@ class ExtractionThread {
         // Options that cannot be cloned: the thread never saw the job and is free again.
         this.pending = null;
         clearTimeout(timer);
+        clearInterval(watch);
         reject(error as Error);
         this.onIdle(this);
       }

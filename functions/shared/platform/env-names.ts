@@ -23,6 +23,7 @@ export const ENV = {
   vectorIndexCeiling: "VECTOR_INDEX_CEILING",
   ingestMemoryBudgetMb: "INGEST_MEMORY_BUDGET_MB",
   extractionHeapMb: "EXTRACTION_HEAP_MB",
+  extractionRssLimitMb: "EXTRACTION_RSS_LIMIT_MB",
   defaultReranker: "DEFAULT_RERANKER",
   rerankerBaseUrls: "RERANKER_BASE_URLS",
   defaultLlm: "DEFAULT_LLM",
