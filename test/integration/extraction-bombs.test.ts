@@ -3,7 +3,7 @@ import { WORKERS } from "../../lib/workers.ts";
 import { LOCAL_VISIBILITY_MARGIN_SECONDS } from "../../local/resources.ts";
 import { afterEach, describe, expect, it } from "vitest";
 import { ENV } from "../../functions/shared/platform/env-names.ts";
-import { docxBomb, epubRepeatBomb, pdfImageBomb, pdfStreamBomb, pngBomb, pptxRepeatBomb, xlsxBomb } from "../fixtures/bombs.ts";
+import { docxBomb, epubRepeatBomb, pdfImageBomb, pdfManyImagesBomb, pdfStreamBomb, pngBomb, pptxRepeatBomb, xlsxBomb } from "../fixtures/bombs.ts";
 import { docxFile } from "../fixtures/documents.ts";
 import { chunksOf, documentsOfJob, newNamespace, upload, waitForJob } from "../support/ingestion.ts";
 import { useLocalStack } from "../support/local-stack.ts";
@@ -51,6 +51,8 @@ describe("decompression and amplification bombs in one job with an ordinary docu
       ["handbook.docx", DOCX, await docxFile()],
       ["stream.pdf", "application/pdf", pdfStreamBomb(600)],
       ["scan.pdf", "application/pdf", pdfImageBomb(16000)],
+      // Past every budget: eight 25-megapixel images on one page, stopped by the memory watch.
+      ["images.pdf", "application/pdf", pdfManyImagesBomb(8, 5000)],
       ["huge.png", "image/png", pngBomb(30000)],
       ["book.epub", "application/epub+zip", epubRepeatBomb(9999)],
       ["deck.pptx", "application/vnd.openxmlformats-officedocument.presentationml.presentation", await pptxRepeatBomb(9999)],
@@ -70,6 +72,7 @@ describe("decompression and amplification bombs in one job with an ordinary docu
     expect(failed("report.docx")).toMatch(/too large when decompressed: its part word\/document\.xml inflates to more than 6 MiB/);
     expect(failed("stream.pdf")).toMatch(/too large when decompressed: one of its streams inflates to more than 32 MiB/);
     expect(failed("scan.pdf")).toMatch(/an image of 16000×16000 pixels was not read: it has more than the 32 megapixels that can be read by OCR/);
+    expect(failed("images.pdf")).toMatch(/needed more memory than the worker has while it was read \(\d+ MB in use; too large when decompressed/);
     expect(failed("huge.png")).toMatch(/the PNG image is 30000×30000 pixels \(900 megapixels\), more than the 32 megapixels/);
     for (const name of ["handbook.docx", "book.epub", "deck.pptx"]) expect(documents[name].status, JSON.stringify(documents[name])).toBe("COMPLETED");
     expect(documents["deck.pptx"].totalPages).toBe(1);
