@@ -39,7 +39,7 @@ type Reply = { id: number; result: ExtractedDocument } | { id: number; error: { 
 
 class ExtractionThread {
   readonly worker: Worker;
-  private pending: { id: number; resolve: (value: ExtractedDocument) => void; reject: (error: Error) => void; label: string } | null = null;
+  private pending: { id: number; label: string; settle: (outcome: { result: ExtractedDocument } | { error: Error }) => void } | null = null;
   dead = false;
 
   constructor(
@@ -48,78 +48,75 @@ class ExtractionThread {
   ) {
     this.worker = startThread(heapMb);
     this.worker.on("message", (reply: Reply) => {
-      const pending = this.pending;
-      if (!pending || pending.id !== reply.id) return;
-      this.pending = null;
-      if ("result" in reply) pending.resolve(reply.result);
-      else pending.reject(reply.error.parse ? new DocumentParseError(reply.error.message) : new Error(reply.error.message));
-      this.onIdle(this);
+      if (this.pending?.id !== reply.id) return;
+      if ("result" in reply) this.finish({ result: reply.result });
+      else this.finish({ error: reply.error.parse ? new DocumentParseError(reply.error.message) : new Error(reply.error.message) });
     });
     this.worker.on("error", (error: Error & { code?: string }) => {
       this.dead = true;
-      const pending = this.pending;
-      this.pending = null;
-      if (!pending) return;
-      if (error.code === "ERR_WORKER_OUT_OF_MEMORY") {
-        pending.reject(
-          new DocumentParseError(
-            `the ${pending.label} file needs more than the ${this.heapMb} MB of memory one document may use while it is read (too large when decompressed: a decompression bomb or an unusually large document)`,
-          ),
-        );
-      } else {
-        pending.reject(new Error(`the extraction thread failed: ${error.message}`));
-      }
-      this.onIdle(this);
+      if (!this.pending) return;
+      const label = this.pending.label;
+      this.finish({
+        error:
+          error.code === "ERR_WORKER_OUT_OF_MEMORY"
+            ? new DocumentParseError(
+                `the ${label} file needs more than the ${this.heapMb} MB of memory one document may use while it is read (too large when decompressed: a decompression bomb or an unusually large document)`,
+              )
+            : new Error(`the extraction thread failed: ${error.message}`),
+      });
     });
     this.worker.on("exit", () => {
       this.dead = true;
-      const pending = this.pending;
-      this.pending = null;
-      if (pending) {
-        pending.reject(new Error("the extraction thread stopped unexpectedly"));
-        this.onIdle(this);
-      }
+      if (this.pending) this.finish({ error: new Error("the extraction thread stopped unexpectedly") });
     });
+  }
+
+  /** Settles the job at work and frees the thread (a dead one is ended by the pool). */
+  private finish(outcome: { result: ExtractedDocument } | { error: Error }): void {
+    const pending = this.pending;
+    if (!pending) return;
+    this.pending = null;
+    pending.settle(outcome);
+    this.onIdle(this);
+  }
+
+  /** Ends the thread at once (terminate() stops JavaScript even inside a synchronous parse) and fails the job. */
+  private stop(id: number, error: DocumentParseError): void {
+    if (this.pending?.id !== id) return;
+    this.dead = true;
+    void this.worker.terminate();
+    this.finish({ error });
   }
 
   run(job: Job, graceMs: number): Promise<ExtractedDocument> {
     const label = DOCUMENT_FORMATS[job.format].label;
     return new Promise<ExtractedDocument>((resolve, reject) => {
       const waitMs = Math.max(0, job.options.limits.deadlineMs - Date.now()) + graceMs;
-      const timer = setTimeout(() => {
-        if (this.pending?.id !== job.id) return;
-        this.pending = null;
-        this.dead = true;
-        clearInterval(watch);
-        // terminate() stops JavaScript even in the middle of a synchronous parse.
-        void this.worker.terminate();
-        reject(new DocumentParseError(`the ${label} file took too long to parse (the time limit for one document was reached)`));
-        this.onIdle(this);
-      }, waitMs);
+      const timer = setTimeout(
+        () => this.stop(job.id, new DocumentParseError(`the ${label} file took too long to parse (the time limit for one document was reached)`)),
+        waitMs,
+      );
       const rssLimit = config.extractionRssLimitMb() * 1024 * 1024;
       const watch = setInterval(() => {
         const rss = process.memoryUsage.rss();
-        if (this.pending?.id !== job.id || rss <= rssLimit) return;
-        this.pending = null;
-        this.dead = true;
-        clearTimeout(timer);
-        clearInterval(watch);
-        void this.worker.terminate();
-        reject(
+        if (rss <= rssLimit) return;
+        this.stop(
+          job.id,
           new DocumentParseError(
             `the ${label} file needed more memory than the worker has while it was read (${Math.round(rss / 1048576)} MB in use; too large when decompressed: a decompression bomb or an unusually large document)`,
           ),
         );
-        this.onIdle(this);
       }, RSS_CHECK_MS);
-      const settle =
-        <T>(fn: (value: T) => void) =>
-        (value: T) => {
+      this.pending = {
+        id: job.id,
+        label,
+        settle: (outcome) => {
           clearTimeout(timer);
           clearInterval(watch);
-          fn(value);
-        };
-      this.pending = { id: job.id, resolve: settle(resolve), reject: settle(reject), label };
+          if ("result" in outcome) resolve(outcome.result);
+          else reject(outcome.error);
+        },
+      };
       this.worker.ref();
       // A copy: the caller keeps its bytes (a long PDF is staged from them), and a Buffer may be a
       // view into a shared pool that must not be transferred.
@@ -128,11 +125,7 @@ class ExtractionThread {
         this.worker.postMessage({ id: job.id, format: job.format, bytes: copy, options: job.options }, [copy.buffer]);
       } catch (error) {
         // Options that cannot be cloned: the thread never saw the job and is free again.
-        this.pending = null;
-        clearTimeout(timer);
-        clearInterval(watch);
-        reject(error as Error);
-        this.onIdle(this);
+        this.finish({ error: error as Error });
       }
     });
   }
