@@ -88,7 +88,7 @@ class ExtractionThread {
     this.finish({ error });
   }
 
-  run(job: Job, graceMs: number): Promise<ExtractedDocument> {
+  run(job: Job, graceMs: number, transfer: boolean): Promise<ExtractedDocument> {
     const label = DOCUMENT_FORMATS[job.format].label;
     return new Promise<ExtractedDocument>((resolve, reject) => {
       const waitMs = Math.max(0, job.options.limits.deadlineMs - Date.now()) + graceMs;
@@ -118,11 +118,13 @@ class ExtractionThread {
         },
       };
       this.worker.ref();
-      // A copy: the caller keeps its bytes (a long PDF is staged from them), and a Buffer may be a
-      // view into a shared pool that must not be transferred.
-      const copy = new Uint8Array(job.bytes);
+      // Moved to the thread when the caller is done with them and they own their whole buffer (a
+      // Buffer may be a view into a shared pool); copied otherwise.
+      const { bytes } = job;
+      const whole = bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength && bytes.buffer instanceof ArrayBuffer;
+      const sent = transfer && whole ? bytes : new Uint8Array(bytes);
       try {
-        this.worker.postMessage({ id: job.id, format: job.format, bytes: copy, options: job.options }, [copy.buffer]);
+        this.worker.postMessage({ id: job.id, format: job.format, bytes: sent, options: job.options }, [sent.buffer as ArrayBuffer]);
       } catch (error) {
         // Options that cannot be cloned: the thread never saw the job and is free again.
         this.finish({ error: error as Error });
@@ -184,16 +186,18 @@ async function acquire(): Promise<ExtractionThread> {
 
 /**
  * Extracts one document in an extraction thread (see above); a breach of its limits is a
- * DocumentParseError. `graceMs`: how long past `options.limits.deadlineMs` the thread is given.
+ * DocumentParseError. `graceMs`: how long past `options.limits.deadlineMs` the thread is given;
+ * `transfer`: the caller does not read `bytes` again, so they move to the thread instead of being
+ * copied (a 200 MB PDF would otherwise be held twice in the process while it is read).
  */
 export async function extractIsolated(
   format: DocumentFormatId,
   bytes: Uint8Array,
   options: ExtractionOptions,
-  { graceMs = EXTRACTION_DEADLINE_GRACE_MS }: { graceMs?: number } = {},
+  { graceMs = EXTRACTION_DEADLINE_GRACE_MS, transfer = false }: { graceMs?: number; transfer?: boolean } = {},
 ): Promise<ExtractedDocument> {
   const thread = await acquire();
-  return thread.run({ id: nextId++, format, bytes, options }, graceMs);
+  return thread.run({ id: nextId++, format, bytes, options }, graceMs, transfer);
 }
 
 /** Ends every idle thread (tests, a CLI that wants to exit promptly). */

@@ -72,7 +72,8 @@ export async function readSource(document: DocumentRecord, settings: IngestConfi
     file = { bytes: fetched.bytes, type, etag: null };
   }
 
-  const extractor = await extractorFor(file.type);
+  // A fetched file's bytes are staged after a first page range; an upload's are never read again.
+  const extractor = await extractorFor(file.type, source.type === "MANAGED_FILE");
   const properties = { fileSize: file.bytes.byteLength, mimeType: await detectedMimeType(file.bytes, file.type) };
   if (!file.type.paged) return complete(await extractor.extract(file.bytes, extractionOptions(settings, bounds)), properties);
 
@@ -100,7 +101,7 @@ async function continueExtraction(document: DocumentRecord, settings: IngestConf
     throw new PermanentFailure(`the file changed while its pages were being read (after page ${resume.nextPage - 1}); ingest it again`);
   }
   const type = fileType(document.name ?? resume.sourceKey, resume.mimeType);
-  const extractor = await extractorFor(type);
+  const extractor = await extractorFor(type, true);
   const extracted = await extractor.extract(stored.bytes, { ...extractionOptions(settings, bounds), ...pageWindow(resume.nextPage, bounds) });
   if (isPartial(extracted)) return { kind: "partial", part: extracted, checkpoint: { ...resume, nextPage: extracted.lastPage! + 1 } };
   const parts: ExtractedDocument[] = [];
@@ -135,10 +136,10 @@ function assertWithinLimit(size: number, type: FileType): void {
  * Text formats are read here (their cost is linear in the upload, which is bounded); every other
  * format in an extraction thread with its own heap cap and time limit (extraction/isolation.ts).
  */
-async function extractorFor(type: FileType): Promise<FormatExtractor> {
+async function extractorFor(type: FileType, transfer: boolean): Promise<FormatExtractor> {
   if (isTextFormat(type.format)) return textExtractor(type.format);
   const format = type.format;
-  return { extract: (bytes, options) => extractIsolated(format, bytes, options) };
+  return { extract: (bytes, options) => extractIsolated(format, bytes, options, { transfer }) };
 }
 
 function pageWindow(first: number, bounds: ReadBounds): Pick<ExtractionOptions, "pageRange" | "stopAtMs"> {
