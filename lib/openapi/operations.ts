@@ -195,7 +195,8 @@ export const OPERATIONS: Record<string, OperationDoc> = {
     success: { status: 200, data: "SearchResult", list: true },
     description:
       "With `rerank: true` (the default) the namespace's reranker (else the deployment's: Amazon Bedrock Rerank when deployed) reorders the `topK` retrieved chunks and the best `rerankLimit` come back, best first, each with a `rerankScore`. " +
-      "`rerankModel` picks a model where the reranker has it (README, \"Reranking\"). Without a reranker, or when it fails, results keep their retrieval order without `rerankScore`, and `x-rerank` says so.",
+      "`rerankModel` picks a model where the reranker has it (README, \"Reranking\"). Without a reranker, or when it fails, results keep their retrieval order without `rerankScore`, and `x-rerank` says so. " +
+      "With `expand: {before, after}` (0–5 chunks each, default 1) every result also carries a `passage`: the hit joined with the chunks around it in its document's current version (overlaps removed), `passage.hit` giving the hit's character range in it; with `wholeDocument: true` a document of at most 12 chunks comes back whole.",
     successHeaders: {
       "x-rerank": {
         description:
@@ -214,7 +215,7 @@ export const OPERATIONS: Record<string, OperationDoc> = {
     tag: "Chat",
     success: { status: 200, data: "ChatAnswer", eventStream: true },
     description:
-      "Single-shot retrieval-augmented answer: the last user message is searched (the request's retrieval settings, hybrid by default, over the `x-tenant-id` partition), the best chunks are numbered and given to the model with the system prompt, and the answer cites them as [n] (`sources[n-1]`). " +
+      "Single-shot retrieval-augmented answer: the last user message is searched (the request's retrieval settings, hybrid by default, over the `x-tenant-id` partition), the best chunks are numbered and given to the model with the system prompt, and the answer cites them as [n] (`sources[n-1]`). With `expand` (as for search) each source's `text` is its passage around the hit, up to 4,000 characters. " +
       "The model is the request's `llmConfig`, else the namespace's hosting's, else the deployment's default (Amazon Bedrock when deployed; none on the offline local stack, which answers 422 naming `llmConfig`). " +
       "With `stream: true` (the default) the answer is the AI SDK's UI message stream (`text/event-stream`, header `x-vercel-ai-ui-message-stream: v1`): `start`, one `source-url` or `source-document` per source, `data-sources` (the numbered sources), `text-start`, `text-delta`s as the model produces them, `text-end` (with the [n] citations), `finish`, then `[DONE]`; a failure after the answer began is an `error` part. " +
       "A model that refuses the configuration is a 422; a busy or unreachable one a 429 with `Retry-After`.",

@@ -121,6 +121,13 @@ export const reingestWire = z.strictObject({ id: z.string().check(z.regex(/^job_
 
 const metadataValue = z.union([z.string(), z.number(), z.boolean(), z.array(z.string())]);
 
+/** With `expand`: the hit and the chunks around it, joined; `hit` gives the hit's character range within `text`. */
+export const passageWire = z.strictObject({
+  text: z.string(),
+  hit: z.strictObject({ start: z.number().check(z.int()), end: z.number().check(z.int()) }),
+  chunks: z.strictObject({ first: z.number().check(z.int()), last: z.number().check(z.int()) }),
+});
+
 export const searchResultWire = z.strictObject({
   id: z.string(),
   score: z.number(),
@@ -128,6 +135,7 @@ export const searchResultWire = z.strictObject({
   rerankScore: z.optional(z.number()),
   text: z.string(),
   metadata: z.optional(z.record(z.string(), metadataValue)),
+  passage: z.optional(passageWire),
 });
 
 

@@ -1,4 +1,4 @@
-import { type ChatRequest, type ChatSource, conversationOf, numberSources, promptMessages, retrievalQuery } from "../domain/chat.ts";
+import { CHAT_LIMITS, type ChatRequest, type ChatSource, conversationOf, numberSources, promptMessages, retrievalQuery } from "../domain/chat.ts";
 import { getHosting } from "../db/hosting.ts";
 import { busy, unprocessable } from "../domain/errors.ts";
 import { citedHit } from "../domain/hosted-page.ts";
@@ -11,6 +11,7 @@ import { ChatError, type ChatDelta, type ChatMessage, type FinishReason } from "
 import { logger } from "../platform/logger.ts";
 import { type RerankOutcome, rerankResults } from "./rerank.ts";
 import { search } from "./search.ts";
+import { expandHits, passageWindow } from "./expansion.ts";
 
 /**
  * A retrieval-augmented answer, single-shot: the latest question (with the one before, when it is a
@@ -76,7 +77,8 @@ export async function startAnswer(namespace: NamespaceRecord, tenantId: string |
   }
   const retrieval: SearchRequest = { ...input.retrieval, query: retrievalQuery(input.conversation).slice(0, 10_000), includeMetadata: true };
   const { results, outcome } = await rerankResults(namespace, retrieval, await search(namespace, tenantId, retrieval));
-  const sources = numberSources(results.map((result) => citedHit(result, input.citationMetadataPath ?? null)));
+  const hits = retrieval.expand ? (await expandHits(namespace, tenantId, results, retrieval.expand)).map((hit) => ({ ...hit, text: passageWindow(hit.passage, CHAT_LIMITS.sourceLength) })) : results;
+  const sources = numberSources(hits.map((result) => citedHit(result, input.citationMetadataPath ?? null)));
   const model = await chatModelFor(choice);
   const controller = new AbortController();
   const stream = model.stream(promptMessages(input.systemPrompt, sources, input.conversation), {
