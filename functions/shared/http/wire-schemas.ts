@@ -8,6 +8,7 @@ import { ingestConfig } from "../domain/ingest-config.ts";
 import { ingestPayload } from "../domain/ingest-job.ts";
 import { VECTOR_STORE_PROVIDERS } from "../domain/namespace.ts";
 import { STATUSES } from "../domain/statuses.ts";
+import { CHAT_MODES } from "../domain/hosting.ts";
 
 /**
  * What the API answers, as schemas: the response half of the published contract (the request half
@@ -109,6 +110,7 @@ export const hostingWire = z.strictObject({
   protected: z.boolean(),
   allowedEmails: z.array(z.string()),
   allowedEmailDomains: z.array(z.string()),
+  chatMode: z.enum(CHAT_MODES),
   createdAt: timestamp,
   updatedAt: timestamp,
 });
@@ -157,6 +159,10 @@ export const chatAnswerWire = z.strictObject({
   usage: z.optional(z.strictObject({ inputTokens: z.number().check(z.int()), outputTokens: z.number().check(z.int()) })),
   model: z.string(),
   sources: z.array(chatSourceWire),
+  // Agentic answers: each tool call with its input and its output (or error).
+  toolCalls: z.optional(
+    z.array(z.strictObject({ id: z.string(), name: z.string(), input: z.unknown(), output: z.optional(z.unknown()), error: z.optional(z.string()) })),
+  ),
 });
 
 
