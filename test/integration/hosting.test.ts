@@ -35,6 +35,7 @@ describe("hosting configuration", () => {
       protected: true,
       allowedEmails: [],
       allowedEmailDomains: [],
+      chatMode: "single-shot",
       createdAt: expect.any(String),
       updatedAt: expect.any(String),
     });
