@@ -22,7 +22,7 @@ import {
 export interface OperationDoc {
   operationId: string;
   summary: string;
-  tag: "Namespaces" | "Hosting" | "Uploads" | "Ingest jobs" | "Documents" | "Search" | "Chat" | "Hosted pages" | "Contract";
+  tag: "Namespaces" | "Hosting" | "Uploads" | "Ingest jobs" | "Documents" | "Search" | "Chat" | "MCP" | "Hosted pages" | "Contract";
   success:
     | {
         status: 200 | 201;
@@ -34,7 +34,9 @@ export interface OperationDoc {
         /** Also answered as the AI SDK's UI message stream (`text/event-stream`), when the request asks for a stream. */
         eventStream?: boolean;
       }
-    | { status: 200 | 303; raw: "application/json" | "text/html" | "text/event-stream" };
+    | { status: 200 | 303 | 405; raw: "application/json" | "text/html" | "text/event-stream" };
+  /** Further non-error answers, without a body (MCP's 202 to a notification). */
+  otherResponses?: Record<string, string>;
   /** Response headers of the success response, with what they mean. */
   successHeaders?: Record<string, { description: string; schema: Record<string, unknown> }>;
   /** 409 besides the "namespace is being deleted" that every route on an active namespace can answer. */
@@ -223,6 +225,24 @@ export const OPERATIONS: Record<string, OperationDoc> = {
       "x-chat-model": { description: "The model that answered, as `<provider>:<model>`, e.g. `bedrock:us.amazon.nova-lite-v1:0`.", schema: { type: "string" } },
       "x-rerank": { description: "As for search: `reranked`, `unavailable` or `failed`, when the request asked for reranking.", schema: { type: "string", enum: ["reranked", "unavailable", "failed"] } },
     },
+  },
+  "POST /v1/mcp": {
+    operationId: "mcp",
+    summary: "Model Context Protocol server (Streamable HTTP, stateless)",
+    tag: "MCP",
+    success: { status: 200, raw: "application/json" },
+    otherResponses: { "202": "A notification or response from the client, accepted (no body)." },
+    description:
+      "A JSON-RPC 2.0 message of the Model Context Protocol (`initialize`, `tools/list`, `tools/call` ...), answered as JSON (`Accept: application/json, text/event-stream`; notifications get 202). " +
+      "Tools: `list_namespaces`, `search`, `expand`, `list_documents`, `get_document`, `ingest_text`, `ingest_url`; their inputs are the HTTP API's request bodies plus `namespace` (id or slug) and `tenantId`, results carry citations. " +
+      "Authenticated by the API key like every route; no sessions. README \"MCP server\".",
+  },
+  "GET /v1/mcp": {
+    operationId: "mcpEventStream",
+    summary: "MCP server-sent events: not offered (stateless server)",
+    tag: "MCP",
+    success: { status: 405, raw: "application/json" },
+    description: "Streamable HTTP's GET opens a stream for server-initiated messages; this server has none and answers 405, as the transport specifies.",
   },
   "GET /openapi.json": {
     operationId: "getOpenApiDocument",

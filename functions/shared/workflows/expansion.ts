@@ -26,7 +26,14 @@ interface Hit {
  * passage never mixes two versions of a document; each distinct neighbour is read once however many
  * hits share it. A hit whose document has since gone keeps a passage of its own text.
  */
-export async function expandHits<T extends Hit>(namespace: NamespaceRecord, tenantId: string | null, hits: T[], expansion: Expansion): Promise<(T & { passage: Passage })[]> {
+export async function expandHits<T extends Hit>(
+  namespace: NamespaceRecord,
+  tenantId: string | null,
+  hits: T[],
+  expansion: Expansion,
+  /** Read the hits' own chunks too (a caller that has only their ids); one not found gets an empty passage. */
+  options: { readHits?: boolean } = {},
+): Promise<(T & { passage: Passage })[]> {
   const located = hits.map((hit) => ({ hit, ...locate(hit.id) }));
   const documents = await getDocuments(
     located.flatMap((entry) => (entry.documentId ? [entry.documentId] : [])),
@@ -42,7 +49,7 @@ export async function expandHits<T extends Hit>(namespace: NamespaceRecord, tena
     const last = whole ? generation.totalChunks - 1 : Math.min(generation.totalChunks - 1, sequence + expansion.after);
     const keys: string[] = [];
     for (let neighbour = first; neighbour <= last; neighbour++) {
-      if (neighbour === sequence) continue;
+      if (neighbour === sequence && !options.readHits) continue;
       const key = vectorKey(documentId, generation.runId, neighbour);
       wanted.set(key, { documentId, sequence: neighbour });
       keys.push(key);
@@ -53,9 +60,11 @@ export async function expandHits<T extends Hit>(namespace: NamespaceRecord, tena
   return located.map(({ hit, documentId, sequence }, index) => {
     const range = ranges[index];
     if (!range || !documentId || sequence === undefined) return { ...hit, passage: { text: hit.text, hit: { start: 0, end: hit.text.length }, chunks: { first: sequence ?? 0, last: sequence ?? 0 } } };
+    const own = options.readHits ? texts.get(vectorKey(documentId, range.runId, sequence))?.text : hit.text;
+    if (own === undefined) return { ...hit, passage: { text: "", hit: { start: 0, end: 0 }, chunks: { first: sequence, last: sequence } } };
     const pieces: { sequence: number; text: string }[] = [];
     for (let neighbour = range.first; neighbour <= range.last; neighbour++) {
-      const text = neighbour === sequence ? hit.text : texts.get(vectorKey(documentId, range.runId, neighbour))?.text;
+      const text = neighbour === sequence ? own : texts.get(vectorKey(documentId, range.runId, neighbour))?.text;
       // A missing neighbour would leave a gap; the passage stops at it instead.
       if (text === undefined) {
         if (neighbour < sequence) pieces.length = 0;
