@@ -264,6 +264,17 @@ export const HTTP_FUNCTIONS: HttpFunctionDefinition[] = [
     public: true,
   },
   {
+    id: "HostedMcp",
+    entry: "functions/http/hosted/mcp.ts",
+    routes: [
+      { method: "POST", path: "/hosted/{slug}/mcp" },
+      { method: "GET", path: "/hosted/{slug}/mcp" },
+    ],
+    // Writes only its rate-limit counters.
+    access: { table: "readWrite", bucket: "read", vectors: ["query"], embeds: true, reranks: true },
+    public: true,
+  },
+  {
     id: "HostedChat",
     entry: "functions/http/hosted/chat.ts",
     routes: [{ method: "POST", path: "/hosted/{slug}/chat" }],

@@ -244,6 +244,21 @@ export const OPERATIONS: Record<string, OperationDoc> = {
     success: { status: 405, raw: "application/json" },
     description: "Streamable HTTP's GET opens a stream for server-initiated messages; this server has none and answers 405, as the transport specifies.",
   },
+  "POST /hosted/{slug}/mcp": {
+    operationId: "mcpHostedPage",
+    summary: "A hosted page's MCP server (no key), when the owner enables it",
+    tag: "Hosted pages",
+    success: { status: 200, raw: "application/json" },
+    otherResponses: { "202": "A notification or response from the client, accepted (no body)." },
+    description:
+      "As `POST /v1/mcp`, with the tools `search` and `expand` over the page's namespace (records without a tenant), with the page's retrieval settings. 404 unless the hosting has `mcpEnabled: true`; 403 for a protected page without a valid session cookie; every request counts against the page's search limits (429 with `Retry-After`).",
+  },
+  "GET /hosted/{slug}/mcp": {
+    operationId: "mcpHostedPageEventStream",
+    summary: "A hosted page's MCP server-sent events: not offered (stateless server)",
+    tag: "Hosted pages",
+    success: { status: 405, raw: "application/json" },
+  },
   "GET /openapi.json": {
     operationId: "getOpenApiDocument",
     summary: "This OpenAPI document",

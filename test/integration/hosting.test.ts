@@ -36,6 +36,7 @@ describe("hosting configuration", () => {
       allowedEmails: [],
       allowedEmailDomains: [],
       chatMode: "single-shot",
+      mcpEnabled: false,
       createdAt: expect.any(String),
       updatedAt: expect.any(String),
     });

@@ -117,6 +117,34 @@ describe("MCP server", () => {
     expect(url.content[0]!.text).toMatch(/^payload\.fileUrl: /);
   });
 
+  it("serves a hosted page's public namespace to agents without a key, once the owner enables it", async () => {
+    await ns.call("POST", "/hosting");
+    const { slug } = (await ns.call("PATCH", "/hosting", { body: { protected: false } })).body.data;
+    const pageUrl = new URL(`${api.stack().baseUrl}/hosted/${slug}/mcp`);
+    const pageClient = () => new Client({ name: "page-test", version: "1.0.0" });
+    // Off by default: the page has no MCP server.
+    await expect(pageClient().connect(new StreamableHTTPClientTransport(pageUrl))).rejects.toThrow(/404|not found|No MCP/i);
+
+    const enabled = await ns.call("PATCH", "/hosting", { body: { mcpEnabled: true } });
+    expect(enabled.body.data.mcpEnabled).toBe(true);
+    const visitor = pageClient();
+    await visitor.connect(new StreamableHTTPClientTransport(pageUrl));
+    clients.push(visitor);
+    expect((await visitor.listTools()).tools.map((tool) => tool.name)).toEqual(["search", "expand"]);
+    const found = (await visitor.callTool({ name: "search", arguments: { query: "Leeds same day", topK: 50, expand: { before: 1, after: 0 } } })) as ToolResult;
+    expect(found.isError).toBeFalsy();
+    const results = found.structuredContent.results as { text: string; passage: { text: string }; citation: { documentName: string } }[];
+    expect(results[0]!.citation.documentName).toBe("dispatch.md");
+    for (const result of results) expect(result.passage.text.endsWith(result.text)).toBe(true);
+    expect(results.some((result) => result.passage.text.length > result.text.length)).toBe(true);
+    // The page's own topK bounds a request's; the tenant's records are not the page's.
+    expect(results.length).toBeLessThanOrEqual(10);
+    expect(JSON.stringify(results)).not.toContain("Bristol");
+
+    await ns.call("PATCH", "/hosting", { body: { protected: true } });
+    await expect(visitor.callTool({ name: "search", arguments: { query: "Leeds" } })).rejects.toThrow(/403|protected/i);
+  });
+
   it("refuses a request without a valid key before any tool runs", async () => {
     await expect(connect(null)).rejects.toThrow(/401|Unauthorized|invalid/i);
     const response = await fetch(`${api.stack().baseUrl}/v1/mcp`, { headers: { authorization: `Bearer ${ns.key}`, accept: "text/event-stream" } });

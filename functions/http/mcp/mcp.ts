@@ -1,74 +1,15 @@
-import { Server } from "@modelcontextprotocol/sdk/server/index.js";
-import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
-import { CallToolRequestSchema, ListToolsRequestSchema } from "@modelcontextprotocol/sdk/types.js";
-import type { APIGatewayProxyEvent } from "aws-lambda";
-import { isDomainError } from "../../shared/domain/errors.ts";
-import { httpHandler, type Reply } from "../../shared/http/handler.ts";
-import { logger } from "../../shared/platform/logger.ts";
-import { type McpCaller, MCP_TOOLS, ToolInputError } from "../../shared/workflows/mcp.ts";
+import { httpHandler } from "../../shared/http/handler.ts";
+import { serveMcp } from "../../shared/http/mcp-server.ts";
+import { MCP_TOOLS } from "../../shared/workflows/mcp.ts";
 
 /**
- * `/v1/mcp`: the Model Context Protocol over Streamable HTTP, stateless (a new server and transport
- * per request, JSON responses, no sessions), so it runs on Lambda behind API Gateway and the
- * authorizer like every other route. GET (a server-sent event stream for server-initiated
- * messages) and DELETE (ending a session) have nothing to serve without sessions: 405.
+ * `/v1/mcp`: the Model Context Protocol over Streamable HTTP for an organization's key, behind the
+ * authorizer like every other route. GET (a server-sent event stream for server-initiated messages)
+ * has nothing to serve without sessions: 405.
  */
-export const handler = httpHandler({ tenant: true }, async ({ auth, tenantId, event }) => {
-  if (event.httpMethod !== "POST") return { status: 405, data: null, raw: JSON.stringify(METHOD_NOT_ALLOWED), headers: { allow: "POST" } };
-  return serve(event, { organizationId: auth.organizationId, tenantId });
-});
-
-async function serve(event: APIGatewayProxyEvent, caller: McpCaller): Promise<Reply> {
-  const server = new Server({ name: "knowledge-ingestion-service", version: "1.0.0" }, { capabilities: { tools: {} }, instructions: INSTRUCTIONS });
-  server.setRequestHandler(ListToolsRequestSchema, () => ({
-    tools: MCP_TOOLS.map((tool) => ({
-      name: tool.name,
-      title: tool.title,
-      description: tool.description,
-      inputSchema: tool.inputSchema as { type: "object" },
-      annotations: { readOnlyHint: !tool.writes, destructiveHint: false, openWorldHint: tool.name === "ingest_url" },
-    })),
-  }));
-  server.setRequestHandler(CallToolRequestSchema, async (request) => {
-    const tool = MCP_TOOLS.find((known) => known.name === request.params.name);
-    if (!tool) return failed(`Unknown tool ${request.params.name}; tools/list names them.`);
-    try {
-      const result = await tool.run(request.params.arguments ?? {}, caller);
-      return { content: [{ type: "text" as const, text: JSON.stringify(result) }], structuredContent: result as Record<string, unknown> };
-    } catch (error) {
-      // What the HTTP API would answer with an error envelope, the model reads as the tool's error.
-      if (error instanceof ToolInputError || isDomainError(error)) return failed(error.message);
-      logger.error("an MCP tool failed", { tool: tool.name, error: String(error) });
-      return failed("The tool failed unexpectedly; try again.");
-    }
-  });
-  const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
-  await server.connect(transport);
-  try {
-    const response = await transport.handleRequest(requestOf(event));
-    const headers: Record<string, string> = {};
-    response.headers.forEach((value, name) => {
-      headers[name] = value;
-    });
-    return { status: response.status, data: null, raw: await response.text(), headers };
-  } finally {
-    await server.close();
-  }
-}
-
-function failed(message: string) {
-  return { isError: true, content: [{ type: "text" as const, text: message }] };
-}
-
-function requestOf(event: APIGatewayProxyEvent): Request {
-  const headers = new Headers();
-  for (const [name, value] of Object.entries(event.headers ?? {})) if (value !== undefined) headers.set(name, value);
-  const body = event.body === null || event.body === undefined ? undefined : event.isBase64Encoded ? Buffer.from(event.body, "base64") : event.body;
-  return new Request(`https://${headers.get("host") ?? "localhost"}${event.path}`, { method: event.httpMethod, headers, ...(body !== undefined ? { body } : {}) });
-}
-
-/** The JSON-RPC error the SDK's own transport answers a GET with when it has no stream to offer. */
-const METHOD_NOT_ALLOWED = { jsonrpc: "2.0", error: { code: -32000, message: "Method not allowed: this server is stateless and sends no server-initiated messages." }, id: null };
+export const handler = httpHandler({ tenant: true }, async ({ auth, tenantId, event }) =>
+  serveMcp(event, MCP_TOOLS, { organizationId: auth.organizationId, tenantId }, INSTRUCTIONS),
+);
 
 const INSTRUCTIONS =
   "Knowledge bases (namespaces) of documents. Call list_namespaces first; search a namespace (hybrid mode finds both meanings and exact words) and cite results by their citation; expand reads the text around a chunk. ingest_text and ingest_url add documents.";

@@ -116,6 +116,8 @@ export const updateHostingBody = z.object({
   topK: z.optional(z.number().check(z.int(), z.gte(1), z.lte(100))),
   /** How the chat tab (and chat requests that do not say) retrieve: one search, or the model searching with tools. */
   chatMode: z.optional(z.enum(CHAT_MODES)),
+  /** Serve the page's search to agents at `/hosted/{slug}/mcp` (README "MCP server"). */
+  mcpEnabled: z.optional(z.boolean()),
 });
 
 export type HostingPatch = z.output<typeof updateHostingBody>;
@@ -143,6 +145,8 @@ export interface HostingRecord {
   allowedEmailDomains: string[];
   /** Absent on hostings written before chat could be agentic: single-shot. */
   chatMode?: ChatMode;
+  /** Absent on hostings written before pages served MCP: off. */
+  mcpEnabled?: boolean;
   createdAt: string;
   updatedAt: string;
 }
@@ -170,6 +174,7 @@ export const HOSTING_FIELDS = [
   "allowedEmails",
   "allowedEmailDomains",
   "chatMode",
+  "mcpEnabled",
   "createdAt",
   "updatedAt",
 ] as const satisfies readonly (keyof HostingRecord)[];
@@ -196,6 +201,7 @@ export function newHosting(namespace: { id: string; name: string; slug: string }
     allowedEmails: [],
     allowedEmailDomains: [],
     chatMode: "single-shot",
+    mcpEnabled: false,
     createdAt: now,
     updatedAt: now,
   };
@@ -239,5 +245,6 @@ export function hostingToWire(record: HostingRecord): HostingRecord {
   for (const field of HOSTING_FIELDS) wire[field] = record[field];
   wire.llmConfig = withMaskedKey(record.llmConfig as StoredLlmConfig & { apiKey?: string });
   wire.chatMode = record.chatMode ?? "single-shot";
+  wire.mcpEnabled = record.mcpEnabled ?? false;
   return wire as unknown as HostingRecord;
 }

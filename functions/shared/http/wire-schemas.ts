@@ -111,6 +111,7 @@ export const hostingWire = z.strictObject({
   allowedEmails: z.array(z.string()),
   allowedEmailDomains: z.array(z.string()),
   chatMode: z.enum(CHAT_MODES),
+  mcpEnabled: z.boolean(),
   createdAt: timestamp,
   updatedAt: timestamp,
 });

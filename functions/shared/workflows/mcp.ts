@@ -34,13 +34,14 @@ export interface McpCaller {
   tenantId: string | null;
 }
 
-export interface McpTool {
+/** A tool and how it runs, in a context: the caller of `/v1/mcp`, or a hosted page. */
+export interface McpTool<C = McpCaller> {
   name: string;
   title: string;
   description: string;
   inputSchema: Record<string, unknown>;
   writes: boolean;
-  run(input: Record<string, unknown>, caller: McpCaller): Promise<unknown>;
+  run(input: Record<string, unknown>, context: C): Promise<unknown>;
 }
 
 const TENANT = /^[A-Za-z0-9]{1,64}$/;
@@ -59,7 +60,7 @@ const TARGET_PROPERTIES = {
 /** Input errors read like the HTTP API's 422: `<field>: <reason>`. */
 export class ToolInputError extends Error {}
 
-function parse<S extends z.ZodMiniType>(schema: S, input: unknown): z.output<S> {
+export function parse<S extends z.ZodMiniType>(schema: S, input: unknown): z.output<S> {
   const result = schema.safeParse(input);
   if (!result.success) throw new ToolInputError(z.formatIssue(result.error.issues[0]));
   return result.data;
@@ -88,7 +89,7 @@ function inputSchemaOf(schema: z.ZodMiniType | null, required: string[] = []): R
 }
 
 /** How a result names where it came from. */
-function citationOf(id: string, metadata: Record<string, MetadataValue> | undefined, citationMetadataPath: string | null) {
+export function citationOf(id: string, metadata: Record<string, MetadataValue> | undefined, citationMetadataPath: string | null) {
   const [documentId, sequence] = id.split("#");
   const page = metadata?.page_number ?? metadata?.slide ?? metadata?.sheet;
   const hosted = citationAt(metadata, citationMetadataPath);
@@ -101,7 +102,7 @@ function citationOf(id: string, metadata: Record<string, MetadataValue> | undefi
   };
 }
 
-const chunkIdInput = z.object({
+export const chunkIdInput = z.object({
   chunkId: z.string().check(z.regex(/^doc_[A-Za-z0-9_-]+#\d{1,7}$/, "must be a chunk id as search returns it (<documentId>#<n>)")),
 });
 
