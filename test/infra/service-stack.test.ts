@@ -474,7 +474,7 @@ describe("least privilege", () => {
       expect(models.map((resource) => /foundation-model\/([^"]+)/.exec(resource)?.[1])).toEqual(["amazon.rerank-v1:0", "cohere.rerank-v3-5:0"]);
       expect(environmentOf(built, fn).DEFAULT_RERANKER, id).toBe("BEDROCK");
     }
-    expect(subjects(built.stack).filter((subject) => subject.access.reranks).map((subject) => subject.id)).toEqual(["Search", "Chat", "Mcp", "HostedSearch", "HostedChat"]);
+    expect(subjects(built.stack).filter((subject) => subject.access.reranks).map((subject) => subject.id)).toEqual(["Search", "Chat", "Mcp", "HostedSearch", "HostedMcp", "HostedChat"]);
   });
 
   it("lets only the chat functions stream from Bedrock models and inference profiles, with Bedrock as the default model", () => {

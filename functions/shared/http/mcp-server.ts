@@ -4,7 +4,7 @@ import { CallToolRequestSchema, ListToolsRequestSchema } from "@modelcontextprot
 import type { APIGatewayProxyEvent } from "aws-lambda";
 import { isDomainError } from "../domain/errors.ts";
 import { logger } from "../platform/logger.ts";
-import { type McpTool, ToolInputError } from "../workflows/mcp.ts";
+import { type McpTool, ToolInputError } from "../workflows/mcp-common.ts";
 import type { Reply } from "./handler.ts";
 
 /**

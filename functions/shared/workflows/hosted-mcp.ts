@@ -4,7 +4,7 @@ import * as z from "../platform/zod.ts";
 import { expandHits } from "./expansion.ts";
 import type { PublishedPage } from "./hosted.ts";
 import { pageRetrieval } from "./hosted-search.ts";
-import { chunkIdInput, citationOf, type McpTool, parse, ToolInputError } from "./mcp.ts";
+import { chunkIdInput, citationOf, type McpTool, parse, ToolInputError } from "./mcp-common.ts";
 import { rerankResults } from "./rerank.ts";
 import { search } from "./search.ts";
 

@@ -3,16 +3,15 @@ import { findJobForRequest } from "../db/ingest-jobs.ts";
 import { getHosting } from "../db/hosting.ts";
 import { listNamespaces, loadNamespaceForOrganization } from "../db/namespaces.ts";
 import { listPage } from "../db/pager.ts";
-import { citationAt } from "../domain/hosted-page.ts";
 import { createIngestJobBody, jobToWire } from "../domain/ingest-job.ts";
 import { documentListQuery } from "../domain/list-query.ts";
-import type { MetadataValue } from "../domain/metadata-filter.ts";
 import { namespaceToWire, type NamespaceRecord } from "../domain/namespace.ts";
 import { expansionInput, searchBody } from "../domain/search.ts";
 import * as z from "../platform/zod.ts";
 import { expandHits } from "./expansion.ts";
 import { createIngestJob } from "./ingestion/create-job.ts";
 import { documentsToWire } from "./records-to-wire.ts";
+import { chunkIdInput, citationOf, type McpTool, parse, ToolInputError } from "./mcp-common.ts";
 import { rerankResults } from "./rerank.ts";
 import { search } from "./search.ts";
 
@@ -34,16 +33,6 @@ export interface McpCaller {
   tenantId: string | null;
 }
 
-/** A tool and how it runs, in a context: the caller of `/v1/mcp`, or a hosted page. */
-export interface McpTool<C = McpCaller> {
-  name: string;
-  title: string;
-  description: string;
-  inputSchema: Record<string, unknown>;
-  writes: boolean;
-  run(input: Record<string, unknown>, context: C): Promise<unknown>;
-}
-
 const TENANT = /^[A-Za-z0-9]{1,64}$/;
 
 /** Where a tool acts: the namespace (id or slug) and the tenant, as the HTTP API takes them in the path and header. */
@@ -56,15 +45,6 @@ const TARGET_PROPERTIES = {
   namespace: { type: "string", description: "The namespace's id (ns_...) or slug; list_namespaces lists them." },
   tenantId: { type: "string", description: "The tenant whose records to use (as x-tenant-id); absent, the records without a tenant." },
 };
-
-/** Input errors read like the HTTP API's 422: `<field>: <reason>`. */
-export class ToolInputError extends Error {}
-
-export function parse<S extends z.ZodMiniType>(schema: S, input: unknown): z.output<S> {
-  const result = schema.safeParse(input);
-  if (!result.success) throw new ToolInputError(z.formatIssue(result.error.issues[0]));
-  return result.data;
-}
 
 /** Splits a tool input into its target and the rest, which the HTTP API's schema for the same request checks. */
 function split(input: Record<string, unknown>): { where: z.output<typeof target>; rest: Record<string, unknown> } {
@@ -88,28 +68,10 @@ function inputSchemaOf(schema: z.ZodMiniType | null, required: string[] = []): R
   };
 }
 
-/** How a result names where it came from. */
-export function citationOf(id: string, metadata: Record<string, MetadataValue> | undefined, citationMetadataPath: string | null) {
-  const [documentId, sequence] = id.split("#");
-  const page = metadata?.page_number ?? metadata?.slide ?? metadata?.sheet;
-  const hosted = citationAt(metadata, citationMetadataPath);
-  return {
-    documentId,
-    chunk: Number(sequence),
-    documentName: typeof metadata?.filename === "string" ? metadata.filename : null,
-    ...(page !== undefined ? { page } : {}),
-    ...(hosted !== null ? { source: hosted } : {}),
-  };
-}
-
-export const chunkIdInput = z.object({
-  chunkId: z.string().check(z.regex(/^doc_[A-Za-z0-9_-]+#\d{1,7}$/, "must be a chunk id as search returns it (<documentId>#<n>)")),
-});
-
 const ingestTextInput = z.object({ text: z.string(), fileName: z.optional(z.string()), config: z.optional(z.unknown()) });
 const ingestUrlInput = z.object({ url: z.string(), fileName: z.optional(z.string()), config: z.optional(z.unknown()) });
 
-export const MCP_TOOLS: McpTool[] = [
+export const MCP_TOOLS: McpTool<McpCaller>[] = [
   {
     name: "list_namespaces",
     title: "List namespaces",
