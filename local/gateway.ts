@@ -93,6 +93,12 @@ function loadHandler<T>(entry: string): Promise<T> {
 interface GatewayState {
   buckets: TokenBuckets;
   authorizerCache: AuthorizerCache;
+  /**
+   * The host of the gateway's own base URL, reported as the event's domainName. Never the request's
+   * Host header: a client could forge it into the links the service mails (sign-in), as API Gateway
+   * only ever reports its own domain.
+   */
+  domainName: string;
 }
 
 /**
@@ -107,6 +113,7 @@ export async function startGateway(options: GatewayOptions): Promise<LocalGatewa
     buckets: new TokenBuckets(options.rateLimit.ratePerSecond, options.rateLimit.burst),
     // The local stack behaves like the dev stage.
     authorizerCache: new AuthorizerCache(options.authorizerCacheTtlSeconds ?? AUTHORIZER_CACHE_TTL_SECONDS.dev),
+    domainName: "127.0.0.1",
   };
   const server: Server = createServer((req, res) => {
     if (options.onExchange) observe(req, res, options.onExchange);
@@ -125,6 +132,7 @@ export async function startGateway(options: GatewayOptions): Promise<LocalGatewa
   });
   const address = server.address();
   const port = typeof address === "object" && address ? address.port : options.port;
+  state.domainName = `127.0.0.1:${port}`;
   return {
     url: `http://127.0.0.1:${port}`,
     close: () =>
@@ -145,7 +153,7 @@ async function handle(req: IncomingMessage, res: ServerResponse, state: GatewayS
   if (hasDotSegment(target.path)) return sendGatewayError(res, GATEWAY_ERRORS.dotSegment);
   const match = matchRoute(method, target.path);
   if (!match) return sendGatewayError(res, GATEWAY_ERRORS.routeNotFound);
-  if (match.route.fn.public) return respond(res, await readBody(req), req, target, method, match, {});
+  if (match.route.fn.public) return respond(res, await readBody(req), req, target, method, match, {}, state.domainName);
 
   const authorizationToken = headerOf(req, "authorization");
   if (!authorizationToken) return sendGatewayError(res, GATEWAY_ERRORS.unauthorized);
@@ -167,7 +175,7 @@ async function handle(req: IncomingMessage, res: ServerResponse, state: GatewayS
   const retryAfter = state.buckets.take(organizationKey);
   if (retryAfter > 0) return sendGatewayError(res, GATEWAY_ERRORS.throttled, { "retry-after": String(retryAfter) });
 
-  return respond(res, await readBody(req), req, target, method, match, { ...authorization.context, principalId: authorization.principalId });
+  return respond(res, await readBody(req), req, target, method, match, { ...authorization.context, principalId: authorization.principalId }, state.domainName);
 }
 
 /** Invokes the route's handler with the proxy event API Gateway would send, and writes its answer. */
@@ -179,9 +187,10 @@ async function respond(
   method: string,
   match: { route: Route; pathParameters: Record<string, string> },
   authorizer: Record<string, unknown>,
+  domainName: string,
 ): Promise<void> {
   if (body === null) return sendGatewayError(res, GATEWAY_ERRORS.payloadTooLarge);
-  const event = proxyEvent(req, target, method, match, body, authorizer);
+  const event = proxyEvent(req, target, method, match, body, authorizer, domainName);
   // Lambda counts the event as API Gateway serializes it, not the body.
   if (Buffer.byteLength(JSON.stringify(event)) > MAX_LAMBDA_EVENT_BYTES) return sendGatewayError(res, GATEWAY_ERRORS.payloadTooLarge);
   const handler = await loadHandler<ProxyHandler | StreamingHandler>(match.route.fn.entry);
@@ -364,17 +373,20 @@ function proxyEvent(
   match: { route: Route; pathParameters: Record<string, string> },
   body: string,
   authorizer: Record<string, unknown>,
+  domainName: string,
 ): APIGatewayProxyEvent {
-  const headers: Record<string, string> = {};
-  const multiValueHeaders: Record<string, string[]> = {};
+  // Null-prototype maps: a header or parameter named `__proto__` or `constructor` is a plain entry,
+  // as in the JSON event API Gateway delivers, not a member every object inherits.
+  const headers: Record<string, string> = Object.create(null);
+  const multiValueHeaders: Record<string, string[]> = Object.create(null);
   for (let index = 0; index < req.rawHeaders.length; index += 2) {
     const name = req.rawHeaders[index] ?? "";
     const value = req.rawHeaders[index + 1] ?? "";
     headers[name] = value;
     (multiValueHeaders[name] ??= []).push(value);
   }
-  const query: Record<string, string> = {};
-  const multiQuery: Record<string, string[]> = {};
+  const query: Record<string, string> = Object.create(null);
+  const multiQuery: Record<string, string[]> = Object.create(null);
   for (const [key, value] of target.query) {
     query[key] = value;
     (multiQuery[key] ??= []).push(value);
@@ -399,9 +411,9 @@ function proxyEvent(
       authorizer,
       httpMethod: method,
       identity: { sourceIp: req.socket.remoteAddress ?? "127.0.0.1" } as APIGatewayProxyEvent["requestContext"]["identity"],
-      // As API Gateway reports it: the path the client asked for (here, no stage prefix) on the host it used.
+      // As API Gateway reports it: the path the client asked for (here, no stage prefix) on the API's own host.
       path: target.path,
-      domainName: req.headers.host ?? "127.0.0.1",
+      domainName,
       protocol: "HTTP/1.1",
       requestId,
       requestTimeEpoch: Date.now(),

@@ -1,4 +1,5 @@
 import { readdir, readFile } from "node:fs/promises";
+import { request as httpRequest } from "node:http";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { serviceSecret } from "../../functions/shared/db/service-secret.ts";
@@ -187,6 +188,26 @@ describe("protected hosted pages", () => {
     expect(mail!.subject).toBe("Sign in to Staff only");
     expect(mail!.text).toMatch(new RegExp(`http://127\\.0\\.0\\.1:\\d+/hosted/${guardedSlug}/session\\?token=[A-Za-z0-9_-]{43}`));
     expect((await visitor("POST", `/hosted/${guardedSlug}/sign-in`, { email: "not an address" })).status).toBe(422);
+  });
+
+  it("mails links to the service's own address whatever Host header the visitor sends", async () => {
+    const base = new URL(api.stack().baseUrl);
+    const body = JSON.stringify({ email: "hedy@staff.example.com" });
+    const status = await new Promise<number>((resolve, reject) => {
+      const sent = httpRequest(
+        { host: base.hostname, port: base.port, method: "POST", path: `/hosted/${guardedSlug}/sign-in`, headers: { host: "evil.example", "content-type": "application/json" } },
+        (response) => {
+          response.resume();
+          response.on("end", () => resolve(response.statusCode ?? 0));
+        },
+      );
+      sent.on("error", reject);
+      sent.end(body);
+    });
+    expect(status).toBe(200);
+    const [mail] = await mailTo("hedy@staff.example.com");
+    expect(mail!.text).toContain(`${api.stack().baseUrl}/hosted/${guardedSlug}/session?token=`);
+    expect(mail!.text).not.toContain("evil.example");
   });
 
   it("admits an allowed visitor through the link: a signed, HttpOnly, SameSite cookie scoped to the page, used once", async () => {
