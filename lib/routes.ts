@@ -227,7 +227,8 @@ export const HTTP_FUNCTIONS: HttpFunctionDefinition[] = [
     id: "HostedSignIn",
     entry: "functions/http/hosted/sign-in.ts",
     routes: [{ method: "POST", path: "/hosted/{slug}/sign-in" }],
-    access: { table: "readWrite", sendsEmail: true },
+    // Counts the visitor's requests and queues every one for the mail worker (functions/workers/mail.ts).
+    access: { table: "readWrite", queues: ["mail"] },
     public: true,
   },
   {

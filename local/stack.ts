@@ -131,6 +131,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       [ENV.bucketName]: resources.bucketName,
       [ENV.ingestQueueUrl]: resources.queues.ingest.url,
       [ENV.deleteQueueUrl]: resources.queues.delete.url,
+      [ENV.mailQueueUrl]: resources.queues.mail.url,
       [ENV.stage]: "local",
       [ENV.defaultEmbeddingProvider]: "LOCAL",
       // Offline: no reranker unless a namespace names one (searches answer `x-rerank: unavailable`).

@@ -48,6 +48,7 @@ export interface AppFunctionProps {
 const QUEUE_URL_ENV: Record<QueueName, string> = {
   ingest: ENV.ingestQueueUrl,
   delete: ENV.deleteQueueUrl,
+  mail: ENV.mailQueueUrl,
 };
 
 /** The deployed vector store; its registry row lists the actions of each operation. */
@@ -199,6 +200,8 @@ export class AppFunction extends Construct {
       queues[queue].grantSendMessages(this.fn);
       this.addEnvironment(QUEUE_URL_ENV[queue], queues[queue].queueUrl);
     }
+    // Who queues sign-in mail refuses it alike for every address when the stage has no sender.
+    if (access.queues?.includes("mail") && !access.sendsEmail) this.addEnvironment(ENV.emailBackend, this.config.signInSender ? "ses" : "none");
 
     if (access.vectors && access.vectors.length > 0) {
       const bucketArn = vectorBucket.attrVectorBucketArn;

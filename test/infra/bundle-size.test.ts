@@ -49,10 +49,10 @@ const OVER_TARGET: Record<string, number> = {
   // Search's retrieval and reranking, and the chat providers.
   Chat: 746_000,
   HostedChat: 751_000,
-  // The SES v2 client for sign-in links (loaded on the first link sent).
-  HostedSignIn: 434_000,
   IngestWorker: 654_000,
   DeleteWorker: 537_000,
+  // The SQS batch worker and the SES v2 client for sign-in links (loaded on the first link sent).
+  MailWorker: 440_000,
   Reconciler: 537_000,
 };
 

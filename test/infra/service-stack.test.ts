@@ -701,6 +701,8 @@ describe("outputs", () => {
         "IngestDeadLetterQueueUrl",
         "DeleteQueueUrl",
         "DeleteDeadLetterQueueUrl",
+        "MailQueueUrl",
+        "MailDeadLetterQueueUrl",
       ].sort(),
     );
   });
@@ -716,15 +718,27 @@ describe("outputs", () => {
 
 describe("hosted-page sign-in e-mail", () => {
   const signInFunction = (stack: ServiceStack) => stack.functions.get("HostedSignIn")!;
+  const mailWorker = (stack: ServiceStack) => stack.work.workers.get("MailWorker")!;
 
   it("sends nothing without a sender: no SES identity, no SES permission, EMAIL_BACKEND none", () => {
     const { template, stack } = dev();
     template.resourceCountIs("AWS::SES::EmailIdentity", 0);
     for (const { id, fn } of subjects(stack)) expect(grantsOf(dev(), fn).actions.has("ses:SendEmail"), id).toBe(false);
     expect(environmentOf(dev(), signInFunction(stack)).EMAIL_BACKEND).toBe("none");
+    expect(environmentOf(dev(), mailWorker(stack)).EMAIL_BACKEND).toBe("none");
   });
 
-  it("with -c signInSender, creates the SES identity and lets only the sign-in function send from it", () => {
+  it("queues sign-in requests: the public sign-in function may only send to the mail queue, which the mail worker consumes", () => {
+    const { stack } = dev();
+    const grants = grantsOf(dev(), signInFunction(stack));
+    expect([...grants.actions].filter((action) => action.startsWith("sqs:")).sort()).toEqual(["sqs:GetQueueAttributes", "sqs:GetQueueUrl", "sqs:SendMessage"]);
+    expect(JSON.stringify(grants.statements.filter((statement) => [statement.Action].flat().includes("sqs:SendMessage")).map((statement) => statement.Resource))).toContain(
+      logicalId(stack, stack.work.queues.mail.queue),
+    );
+    expect(environmentOf(dev(), signInFunction(stack)).MAIL_QUEUE_URL).toBeDefined();
+  });
+
+  it("with -c signInSender, creates the SES identity and lets only the mail worker send from it", () => {
     const { app, outdir } = buildApp({ context: { signInSender: "no-reply@pages.example.com" } });
     try {
       const stack = new ServiceStack(app, "KnowledgeIngestionService-dev", { config: configFromContext(app) });
@@ -733,13 +747,16 @@ describe("hosted-page sign-in e-mail", () => {
       const withSender = { stage: "dev" as const, template, stack, outdir };
       for (const { id, fn } of subjects(stack)) {
         const statements = grantsOf(withSender, fn).statements.filter((statement) => [statement.Action].flat().includes("ses:SendEmail"));
-        if (id !== "HostedSignIn") {
+        if (id !== "MailWorker") {
           expect(statements, id).toEqual([]);
           continue;
         }
         expect(JSON.stringify(statements.map((statement) => statement.Resource))).toContain(":identity/no-reply@pages.example.com");
       }
-      expect(environmentOf(withSender, signInFunction(stack))).toMatchObject({ EMAIL_BACKEND: "ses", EMAIL_SENDER: "no-reply@pages.example.com" });
+      expect(environmentOf(withSender, mailWorker(stack))).toMatchObject({ EMAIL_BACKEND: "ses", EMAIL_SENDER: "no-reply@pages.example.com" });
+      // The sign-in function only learns that a sender exists, to refuse every address alike without one.
+      expect(environmentOf(withSender, signInFunction(stack)).EMAIL_BACKEND).toBe("ses");
+      expect(environmentOf(withSender, signInFunction(stack)).EMAIL_SENDER).toBeUndefined();
     } finally {
       removeOutdir(outdir);
     }

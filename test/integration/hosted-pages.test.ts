@@ -1,11 +1,13 @@
-import { readdir, readFile } from "node:fs/promises";
+import { rm, writeFile } from "node:fs/promises";
 import { request as httpRequest } from "node:http";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { serviceSecret } from "../../functions/shared/db/service-secret.ts";
 import { SESSION_COOKIE, signSession } from "../../functions/shared/domain/hosted-access.ts";
+import { SIGN_IN_LIMITS } from "../../functions/shared/workflows/hosted-sign-in.ts";
 import { ingestAndWait, ingestForTenant, newNamespace, type TestNamespace } from "../support/ingestion.ts";
 import { useLocalStack } from "../support/local-stack.ts";
+import { mailAfterQueue } from "../support/outbox.ts";
 
 const api = useLocalStack();
 
@@ -127,13 +129,7 @@ describe("hosted pages", () => {
   });
 });
 
-/** The e-mails the local outbox holds for an address, oldest first. */
-async function mailTo(address: string): Promise<{ to: string; subject: string; text: string }[]> {
-  const folder = api.stack().outboxDir;
-  const files = (await readdir(folder).catch(() => [] as string[])).sort();
-  const mails = await Promise.all(files.map(async (file) => JSON.parse(await readFile(join(folder, file), "utf8"))));
-  return mails.filter((mail) => mail.to === address);
-}
+const mailTo = (address: string) => mailAfterQueue(api, address);
 
 /** Follows nothing: the sign-in link answers a redirect whose cookie the test keeps. */
 async function openLink(link: string) {
@@ -185,7 +181,7 @@ describe("protected hosted pages", () => {
     expect(stranger.body).toEqual(allowed.body);
     expect(await mailTo("eve@evil.example")).toEqual([]);
     const [mail] = await mailTo("ada@example.org");
-    expect(mail!.subject).toBe("Sign in to Staff only");
+    expect(mail!.subject).toMatch(new RegExp(`^Your sign-in link for 127\\.0\\.0\\.1:\\d+/hosted/${guardedSlug}$`));
     expect(mail!.text).toMatch(new RegExp(`http://127\\.0\\.0\\.1:\\d+/hosted/${guardedSlug}/session\\?token=[A-Za-z0-9_-]{43}`));
     expect((await visitor("POST", `/hosted/${guardedSlug}/sign-in`, { email: "not an address" })).status).toBe(422);
   });
@@ -259,5 +255,98 @@ describe("protected hosted pages", () => {
 
     expect((await guarded.call("PATCH", "/hosting", { body: { allowedEmails: [] } })).status).toBe(200);
     expect((await searchWith(`${SESSION_COOKIE}=${valid}`)).status).toBe(403);
+  });
+});
+
+describe("hosted-page sign-in cannot be abused", () => {
+  /** A protected page of its own (each page has its own per-visitor limit), allowing `addresses`. */
+  async function protectedPage(addresses: string[], settings: Record<string, unknown> = {}) {
+    const owner = await newNamespace(api);
+    const pageSlug = await publish(owner, { title: "Staff only", allowedEmails: addresses, ...settings });
+    return { owner, pageSlug, signIn: (email: string) => visitor("POST", `/hosted/${pageSlug}/sign-in`, { email }) };
+  }
+
+  it("refuses line breaks and control characters in hosting text, naming the field", async () => {
+    const owner = await newNamespace(api);
+    expect((await owner.call("POST", "/hosting")).status).toBe(201);
+    for (const [field, value] of [
+      ["title", "Help\r\nBcc: victim@example.com"],
+      ["ogTitle", "a\u0000b"],
+      ["welcomeMessage", "line one\r\nline two"],
+    ] as const) {
+      const refused = await owner.call("PATCH", "/hosting", { body: { [field]: value } });
+      expect(refused.status, `${field}: ${JSON.stringify(refused.body)}`).toBe(422);
+      expect(refused.body.error.message).toMatch(new RegExp(`^${field}: `));
+    }
+    expect((await owner.call("GET", "/hosting")).body.data.title).not.toContain("Bcc");
+  });
+
+  it("mails only what the service writes: the page's host and slug, never the owner's title", async () => {
+    const { pageSlug, signIn } = await protectedPage(["kay@example.org"], { title: "WIN A PRIZE at https://spam.example now" });
+    expect((await signIn("kay@example.org")).status).toBe(200);
+    const [mail] = await mailTo("kay@example.org");
+    expect(mail!.subject).toBe(`Your sign-in link for ${new URL(api.stack().baseUrl).host}/hosted/${pageSlug}`);
+    for (const text of [mail!.subject, mail!.text]) {
+      expect(text).not.toMatch(/PRIZE|spam\.example/);
+    }
+  });
+
+  it("answers an address whose mail cannot be sent exactly like a stranger, and counts the failure instead", async () => {
+    const { signIn } = await protectedPage(["lee@example.org"]);
+    const outbox = process.env.EMAIL_OUTBOX_DIR;
+    // The sender fails as SES does for a recipient it rejects: the outbox cannot be written.
+    const blocker = join(api.stack().outboxDir, "..", `not-a-folder-${process.pid}`);
+    await writeFile(blocker, "");
+    process.env.EMAIL_OUTBOX_DIR = join(blocker, "outbox");
+    try {
+      const failing = await signIn("lee@example.org");
+      const stranger = await signIn("eve@evil.example");
+      await mailAfterQueue(api, "lee@example.org");
+      expect(failing.status).toBe(200);
+      expect(stranger.status).toBe(200);
+      expect(failing.body).toEqual(stranger.body);
+      expect(failing.headers.get("content-length")).toBe(stranger.headers.get("content-length"));
+    } finally {
+      process.env.EMAIL_OUTBOX_DIR = outbox;
+      await rm(blocker, { force: true });
+    }
+    expect(await mailTo("lee@example.org")).toEqual([]);
+    // The failure gave the pending link back: the next request sends one.
+    expect((await signIn("lee@example.org")).status).toBe(200);
+    expect(await mailTo("lee@example.org")).toHaveLength(1);
+  });
+
+  it("keeps one pending link per address: strangers' repeated requests send nothing new and lock no one out", async () => {
+    const { pageSlug, signIn } = await protectedPage(["mia@example.org"]);
+    // Five requests, the per-visitor limit of a minute: every one answered alike, one mail.
+    const answers = await Promise.all(Array.from({ length: 5 }, () => signIn("mia@example.org")));
+    expect(answers.map((answer) => answer.status)).toEqual([200, 200, 200, 200, 200]);
+    const mails = await mailTo("mia@example.org");
+    expect(mails).toHaveLength(1);
+    // The visitor still has the one link, and it works.
+    const link = /http\S+/.exec(mails[0]!.text)![0];
+    const token = new URL(link).searchParams.get("token")!;
+    expect((await postToken(link, token)).status).toBe(303);
+    // The sixth request from the same visitor within the minute is the per-visitor 429, as before.
+    const limited = await signIn("someone@example.org");
+    expect(limited.status).toBe(429);
+    expect(limited.headers.get("retry-after")).toMatch(/^\d+$/);
+    expect(pageSlug).toBeTruthy();
+  });
+
+  it("sends a new link once the pending one is used", async () => {
+    const { signIn } = await protectedPage(["ned@example.org"]);
+    expect((await signIn("ned@example.org")).status).toBe(200);
+    const [first] = await mailTo("ned@example.org");
+    const link = /http\S+/.exec(first!.text)![0];
+    expect((await postToken(link, new URL(link).searchParams.get("token")!)).status).toBe(303);
+    expect((await signIn("ned@example.org")).status).toBe(200);
+    expect(await mailTo("ned@example.org")).toHaveLength(2);
+  });
+
+  it("caps the mails one address receives in an hour across every page that allows it", async () => {
+    const pages = await Promise.all(Array.from({ length: SIGN_IN_LIMITS.mailsPerAddressPerHour + 2 }, () => protectedPage(["ola@example.org"])));
+    for (const page of pages) expect((await page.signIn("ola@example.org")).status).toBe(200);
+    expect(await mailTo("ola@example.org")).toHaveLength(SIGN_IN_LIMITS.mailsPerAddressPerHour);
   });
 });

@@ -1,6 +1,6 @@
 import { afterAll, afterEach, beforeAll, inject } from "vitest";
 import { ContractChecker } from "./contract.ts";
-import { type GrantsByFunction, isGranted, needsOf } from "./iam.ts";
+import { type GrantsByFunction, isGranted, type LocalNames, needsOf } from "./iam.ts";
 import type { SdkCall } from "../../functions/shared/platform/sdk-observer.ts";
 import { setSdkCallObserver } from "../../functions/shared/platform/sdk-observer.ts";
 import { currentLocalFunction } from "../../local/lambda-context.ts";
@@ -100,7 +100,7 @@ function deniedCalls(calls: { functionName: string; call: SdkCall }[], grants: G
   const names = {
     tableName: stack.resources.tableName,
     bucketName: stack.resources.bucketName,
-    queueUrls: { ingest: stack.resources.queues.ingest.url, delete: stack.resources.queues.delete.url },
+    queueUrls: Object.fromEntries(Object.entries(stack.resources.queues).map(([name, queue]) => [name, queue.url])) as LocalNames["queueUrls"],
   };
   const denied = new Set<string>();
   for (const { functionName, call } of calls) {

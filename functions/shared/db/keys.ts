@@ -43,6 +43,8 @@ export const keys = {
   rateWindow: (limitName: string, windowStart: number): TableKey => ({ PK: `RATE#${limitName}#${windowStart}`, SK: "RATE" }),
   /** A one-time sign-in link of a protected hosted page, by the SHA-256 of its token; expires with TTL. */
   signInToken: (tokenHash: string): TableKey => ({ PK: `SIGNIN#${tokenHash}`, SK: "SIGNIN" }),
+  /** The sign-in link pending for one address of one page (by the address's SHA-256); expires with the link. */
+  pendingSignIn: (namespaceId: string, addressHash: string): TableKey => ({ PK: `SIGNIN#PENDING#${namespaceId}#${addressHash}`, SK: "PENDING" }),
   /** A record that holds a secret the service generates for itself (for example the cursor key). */
   serviceSecret: (name: string): TableKey => ({ PK: `SECRET#${name}`, SK: "SECRET" }),
 };

@@ -7,6 +7,7 @@ export const ENV = {
   bucketName: "BUCKET_NAME",
   ingestQueueUrl: "INGEST_QUEUE_URL",
   deleteQueueUrl: "DELETE_QUEUE_URL",
+  mailQueueUrl: "MAIL_QUEUE_URL",
   stage: "STAGE",
   defaultEmbeddingProvider: "DEFAULT_EMBEDDING_PROVIDER",
   vectorStoreBackend: "VECTOR_STORE_BACKEND",

@@ -31,6 +31,7 @@ export const config = {
   bucketName: () => required(ENV.bucketName),
   ingestQueueUrl: () => required(ENV.ingestQueueUrl),
   deleteQueueUrl: () => required(ENV.deleteQueueUrl),
+  mailQueueUrl: () => required(ENV.mailQueueUrl),
   stage: () => process.env[ENV.stage] ?? "dev",
   defaultEmbeddingProvider: () => process.env[ENV.defaultEmbeddingProvider] ?? "LOCAL",
   /** The reranker of namespaces without their own: BEDROCK deployed, NONE on the offline local stack. */
@@ -55,6 +56,8 @@ export const config = {
   defaultChatModel: (): string | undefined => process.env[ENV.defaultChatModel] || undefined,
   /** `ses` deployed with a sender, `outbox` on the local stack, `none` otherwise (functions/shared/email/registry.ts). */
   emailBackend: () => process.env[ENV.emailBackend] ?? "none",
+  /** Whether sign-in mail can go out at all: told to the function that queues it, which sends nothing itself. */
+  emailBackendConfigured: () => (process.env[ENV.emailBackend] ?? "none") !== "none",
   emailSender: () => required(ENV.emailSender),
   emailOutboxDir: () => required(ENV.emailOutboxDir),
   vectorStoreBackend: () => process.env[ENV.vectorStoreBackend] ?? "embedded",
