@@ -28,6 +28,8 @@ export interface FunctionAccess {
   sendsEmail?: boolean;
   /** Answers with a language model (Bedrock ConverseStream in AWS, unless the llmConfig names an endpoint). */
   chats?: boolean;
+  /** Accepts a chat model choice (a hosting's llmConfig) and checks it against the deployment's allow-list; implied by `chats`. */
+  choosesChatModel?: boolean;
 }
 
 export interface HttpFunctionDefinition {
@@ -105,7 +107,7 @@ export const HTTP_FUNCTIONS: HttpFunctionDefinition[] = [
       { method: "PATCH", path: `${NAMESPACE}/hosting` },
       { method: "PUT", path: `${NAMESPACE}/hosting` },
     ],
-    access: { table: "readWrite" },
+    access: { table: "readWrite", choosesChatModel: true },
   },
   {
     id: "DeleteHosting",

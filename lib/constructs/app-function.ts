@@ -14,6 +14,7 @@ import { copyExtractionRuntimeFiles, EXTRACTION_EXTERNAL_MODULES } from "../extr
 import type { StageConfig } from "../config.ts";
 import { acknowledgeWildcardActions, acknowledgeWildcardResource } from "../nag.ts";
 import { DYNAMODB_IAM_ACTIONS } from "../../functions/shared/db/iam-actions.ts";
+import { chatModelAllowList } from "../../functions/shared/llm/registry.ts";
 import { marketplaceProductIds } from "../../functions/shared/embedding/registry.ts";
 import { BEDROCK_RERANK_MODELS, rerankMarketplaceProductIds } from "../../functions/shared/reranking/registry.ts";
 import { VECTOR_STORES } from "../../functions/shared/vector-store/registry.ts";
@@ -262,6 +263,11 @@ export class AppFunction extends Construct {
       }
       this.addEnvironment(ENV.defaultLlm, this.config.defaultLlm);
       if (this.config.chatModel) this.addEnvironment(ENV.defaultChatModel, this.config.chatModel);
+    }
+
+    if (access.chats || access.choosesChatModel) {
+      // The allow-list, resolved here so the functions and the README's table agree on one list.
+      this.addEnvironment(ENV.chatModels, chatModelAllowList(this.config.chatModels, this.config.chatModel).join(","));
     }
 
     if (access.sendsEmail) {

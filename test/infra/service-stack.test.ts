@@ -1,4 +1,5 @@
 import { VECTOR_STORES } from "../../functions/shared/vector-store/registry.ts";
+import { DEFAULT_CHAT_MODELS } from "../../functions/shared/llm/registry.ts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { CfnElement } from "aws-cdk-lib";
 import { Match, Template } from "aws-cdk-lib/assertions";
@@ -770,6 +771,23 @@ describe("hosted-page sign-in e-mail", () => {
       for (const { id, fn, access } of subjects(stack)) {
         expect(environmentOf(withModel, fn).DEFAULT_CHAT_MODEL, id).toBe(access.chats ? "eu.amazon.nova-pro-v1:0" : undefined);
       }
+    } finally {
+      removeOutdir(outdir);
+    }
+  });
+
+  it("tells the functions that accept a chat model the deployment's allow-list: the default set, or -c chatModels, with -c chatModel", () => {
+    for (const { id, fn, access } of subjects(dev().stack)) {
+      const expected = access.chats || access.choosesChatModel ? DEFAULT_CHAT_MODELS.join(",") : undefined;
+      expect(environmentOf(dev(), fn).CHAT_MODELS, id).toBe(expected);
+    }
+    expect(subjects(dev().stack).filter(({ fn }) => environmentOf(dev(), fn).CHAT_MODELS !== undefined).map(({ id }) => id).sort()).toEqual(["Chat", "HostedChat", "UpdateHosting"]);
+    const { app, outdir } = buildApp({ context: { chatModel: "eu.amazon.nova-pro-v1:0", chatModels: "meta.llama3-70b-instruct-v1:0" } });
+    try {
+      const stack = new ServiceStack(app, "KnowledgeIngestionService-dev", { config: configFromContext(app) });
+      const built = { stage: "dev" as const, template: Template.fromStack(stack), stack, outdir };
+      expect(environmentOf(built, stack.functions.get("Chat")!).CHAT_MODELS).toBe("meta.llama3-70b-instruct-v1:0,eu.amazon.nova-pro-v1:0");
+      expect(environmentOf(built, stack.functions.get("UpdateHosting")!).CHAT_MODELS).toBe("meta.llama3-70b-instruct-v1:0,eu.amazon.nova-pro-v1:0");
     } finally {
       removeOutdir(outdir);
     }

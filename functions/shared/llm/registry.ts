@@ -75,3 +75,30 @@ const NOVA_LITE_PROFILES: Readonly<Record<string, readonly string[]>> = {
 export function defaultBedrockChatModel(region: string): string | undefined {
   return Object.entries(NOVA_LITE_PROFILES).find(([, regions]) => regions.includes(region))?.[0];
 }
+
+/**
+ * The Bedrock chat models a deployment accepts by default besides its own default model
+ * (`-c chatModels=` replaces them): Amazon's first-party Nova models, which need no Marketplace
+ * subscription and cost least per token. Each entry also admits its cross-Region inference
+ * profiles (`us.`, `eu.`, `apac.`, … prefixes), which run the same model.
+ */
+export const DEFAULT_CHAT_MODELS: readonly string[] = ["amazon.nova-micro-v1:0", "amazon.nova-lite-v1:0", "amazon.nova-pro-v1:0"];
+
+const GEOGRAPHY_PREFIX = /^(?:us|eu|apac|us-gov|jp|au|ca|global)\./;
+
+/** The model behind an id: a foundation-model or inference-profile ARN's last part, without a geography prefix. */
+function baseModel(model: string): string {
+  const fromArn = /^arn:[^:]+:bedrock:[^:]*:[^:]*:(?:foundation-model|inference-profile)\/(.+)$/.exec(model)?.[1] ?? model;
+  return fromArn.replace(GEOGRAPHY_PREFIX, "");
+}
+
+/** Whether a Bedrock model id (or inference profile, or their ARN) names a model on the allow-list. */
+export function isAllowedChatModel(model: string, allowed: readonly string[]): boolean {
+  const wanted = baseModel(model);
+  return allowed.some((entry) => entry === model || baseModel(entry) === wanted);
+}
+
+/** The allow-list a deployment runs with: the models given (or the default set) and its own default model. */
+export function chatModelAllowList(given: readonly string[] | null, defaultModel: string | null | undefined): string[] {
+  return [...new Set([...(given ?? DEFAULT_CHAT_MODELS), ...(defaultModel ? [defaultModel] : [])])];
+}

@@ -27,6 +27,7 @@ export const ENV = {
   rerankerBaseUrls: "RERANKER_BASE_URLS",
   defaultLlm: "DEFAULT_LLM",
   defaultChatModel: "DEFAULT_CHAT_MODEL",
+  chatModels: "CHAT_MODELS",
   awsRegion: "AWS_REGION",
   emailBackend: "EMAIL_BACKEND",
   emailSender: "EMAIL_SENDER",
