@@ -5,6 +5,7 @@
 export type HttpMethod = "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
 
 import type { QueueName } from "../functions/shared/queue/names.ts";
+import type { OwnedItem } from "../functions/shared/db/keys.ts";
 import type { VectorOperation } from "../functions/shared/vector-store/registry.ts";
 
 export type { QueueName };
@@ -13,6 +14,11 @@ export type { QueueName };
 export interface FunctionAccess {
   /** Absent: the function touches no table (the docs functions). */
   table?: "read" | "readWrite";
+  /**
+   * With `table: "readWrite"`: the only items the function writes, by kind; its policy allows writes
+   * to those partitions alone (IAM `dynamodb:LeadingKeys`). Reads stay unrestricted.
+   */
+  writesOnly?: readonly OwnedItem[];
   /** Reads the whole table (the reconciler's inventory); everything else reads by key and index. */
   tableScan?: boolean;
   /** `put` signs upload URLs; `read` signs download URLs and reads objects; `readWrite` also deletes. */
@@ -222,7 +228,7 @@ export const HTTP_FUNCTIONS: HttpFunctionDefinition[] = [
     entry: "functions/http/hosted/page.ts",
     routes: [{ method: "GET", path: "/hosted/{slug}" }],
     // Creates the session-signing secret on first use.
-    access: { table: "readWrite" },
+    access: { table: "readWrite", writesOnly: ["serviceSecret"] },
     public: true,
   },
   {
@@ -230,7 +236,7 @@ export const HTTP_FUNCTIONS: HttpFunctionDefinition[] = [
     entry: "functions/http/hosted/sign-in.ts",
     routes: [{ method: "POST", path: "/hosted/{slug}/sign-in" }],
     // Counts the visitor's requests and queues every one for the mail worker (functions/workers/mail.ts).
-    access: { table: "readWrite", queues: ["mail"] },
+    access: { table: "readWrite", writesOnly: ["rateWindow"], queues: ["mail"] },
     public: true,
   },
   {
@@ -244,23 +250,24 @@ export const HTTP_FUNCTIONS: HttpFunctionDefinition[] = [
     id: "HostedSession",
     entry: "functions/http/hosted/session.ts",
     routes: [{ method: "POST", path: "/hosted/{slug}/session" }],
-    access: { table: "readWrite" },
+    // Uses up the sign-in link (and its pending mark); signs with the session secret, created on first use.
+    access: { table: "readWrite", writesOnly: ["signIn", "serviceSecret"] },
     public: true,
   },
   {
     id: "HostedSearch",
     entry: "functions/http/hosted/search.ts",
     routes: [{ method: "POST", path: "/hosted/{slug}/search" }],
-    // Writes only its rate-limit counters.
-    access: { table: "readWrite", bucket: "read", vectors: ["query"], embeds: true, reranks: true },
+    // Writes only its rate-limit counters, and the session secret on first use.
+    access: { table: "readWrite", writesOnly: ["rateWindow", "serviceSecret"], bucket: "read", vectors: ["query"], embeds: true, reranks: true },
     public: true,
   },
   {
     id: "HostedChat",
     entry: "functions/http/hosted/chat.ts",
     routes: [{ method: "POST", path: "/hosted/{slug}/chat" }],
-    // Writes only its rate-limit counters.
-    access: { table: "readWrite", bucket: "read", vectors: ["query"], embeds: true, reranks: true, chats: true },
+    // Writes only its rate-limit counters, and the session secret on first use.
+    access: { table: "readWrite", writesOnly: ["rateWindow", "serviceSecret"], bucket: "read", vectors: ["query"], embeds: true, reranks: true, chats: true },
     public: true,
     streams: true,
     timeoutSeconds: CHAT_TIMEOUT_SECONDS,

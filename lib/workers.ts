@@ -76,7 +76,7 @@ export const WORKERS: WorkerDefinition[] = [
     // Sign-in mails are few; two at once keeps SES's per-second sending quota far away.
     maxConcurrency: { dev: 2, prod: 2 },
     // Reads the page, writes its pending links, tokens and mail counters; sends from the stack's SES identity.
-    access: { table: "readWrite", sendsEmail: true },
+    access: { table: "readWrite", writesOnly: ["signIn", "rateWindow"], sendsEmail: true },
   },
 ];
 

@@ -14,6 +14,7 @@ import { copyExtractionRuntimeFiles, EXTRACTION_EXTERNAL_MODULES } from "../extr
 import type { StageConfig } from "../config.ts";
 import { acknowledgeWildcardActions, acknowledgeWildcardResource } from "../nag.ts";
 import { DYNAMODB_IAM_ACTIONS } from "../../functions/shared/db/iam-actions.ts";
+import { OWNED_ITEM_PREFIXES } from "../../functions/shared/db/keys.ts";
 import { chatModelAllowList } from "../../functions/shared/llm/registry.ts";
 import { marketplaceProductIds } from "../../functions/shared/embedding/registry.ts";
 import { BEDROCK_RERANK_MODELS, rerankMarketplaceProductIds } from "../../functions/shared/reranking/registry.ts";
@@ -168,8 +169,21 @@ export class AppFunction extends Construct {
 
     // The data layer's own action list rather than CDK's read/write grants, which add Scan and
     // batch writes the service never sends.
-    if (access.table) {
+    if (access.table && access.writesOnly) {
+      if (access.table !== "readWrite" || access.tableScan) throw new Error(`${this.node.path}: writesOnly needs table readWrite without tableScan`);
+      table.grant(this.fn, ...DYNAMODB_IAM_ACTIONS.read);
+      // A public function writes only its own items: a flaw in it cannot touch organizations' records.
+      this.fn.addToRolePolicy(
+        new PolicyStatement({
+          actions: [...DYNAMODB_IAM_ACTIONS.write],
+          resources: [table.tableArn],
+          conditions: { "ForAllValues:StringLike": { "dynamodb:LeadingKeys": access.writesOnly.map((item) => `${OWNED_ITEM_PREFIXES[item]}*`) } },
+        }),
+      );
+    } else if (access.table) {
       table.grant(this.fn, ...DYNAMODB_IAM_ACTIONS[access.table], ...(access.tableScan ? DYNAMODB_IAM_ACTIONS.scan : []));
+    }
+    if (access.table) {
       this.addEnvironment(ENV.tableName, table.tableName);
       acknowledgeWildcardResource(
         this,

@@ -21,6 +21,7 @@ import { API_STAGE_NAME } from "../../lib/constructs/rest-api.ts";
 import { AUTHORIZER, type FunctionAccess, HTTP_FUNCTIONS, ROUTES } from "../../lib/routes.ts";
 import { ServiceStack } from "../../lib/stacks/service-stack.ts";
 import { QUEUES, SCHEDULED_FUNCTIONS, visibilityTimeoutSeconds, WORKERS } from "../../lib/workers.ts";
+import { isGranted, synthesizedGrants } from "../support/iam.ts";
 import { buildApp, removeOutdir, templateOf } from "./stack-fixture.ts";
 
 interface Built {
@@ -372,6 +373,44 @@ describe("least privilege", () => {
       expect(actions.has("dynamodb:Query"), id).toBe(true);
       for (const action of dynamoWrites) expect(actions.has(action), `${id} ${action}`).toBe(false);
     }
+  });
+
+  it("lets the public hosted-page functions (and the mail worker) write only their own items: rate windows, sign-in links, the service secret", () => {
+    const built = dev();
+    const expected: Record<string, string[]> = {
+      HostedPage: ["SECRET#*"],
+      HostedSignIn: ["RATE#*"],
+      HostedSession: ["SIGNIN#*", "SECRET#*"],
+      HostedSearch: ["RATE#*", "SECRET#*"],
+      HostedChat: ["RATE#*", "SECRET#*"],
+      MailWorker: ["SIGNIN#*", "RATE#*"],
+    };
+    const restricted = subjects(built.stack).filter((subject) => subject.access.writesOnly);
+    expect(restricted.map((subject) => subject.id).sort()).toEqual(Object.keys(expected).sort());
+    // Every public function that writes at all is restricted.
+    for (const definition of HTTP_FUNCTIONS.filter((definition) => definition.public && definition.access.table === "readWrite")) {
+      expect(definition.access.writesOnly, definition.id).toBeDefined();
+    }
+    for (const { id, fn } of restricted) {
+      const statements = grantsOf(built, fn).statements.filter((statement) => [statement.Action].flat().some((action) => dynamoWrites.includes(action)));
+      expect(statements, id).toHaveLength(1);
+      const [statement] = statements as (Statement & { Condition?: Record<string, Record<string, unknown>> })[];
+      expect([statement!.Action].flat().sort(), id).toEqual([...dynamoWrites].sort());
+      expect(statement!.Condition, id).toEqual({ "ForAllValues:StringLike": { "dynamodb:LeadingKeys": expected[id] } });
+      // The table itself, not its indexes (items are written through the table only).
+      expect(JSON.stringify(statement!.Resource), id).not.toContain("/index/");
+    }
+  });
+
+  it("has the integration suite's IAM check refuse a restricted function's write outside its own items", () => {
+    const grants = synthesizedGrants();
+    const write = (leadingKey: string) => ({ action: "dynamodb:UpdateItem", resource: "table", leadingKey });
+    expect(isGranted(grants.HostedSearch!, write("RATE#hosted:x#0"))).toBe(true);
+    expect(isGranted(grants.HostedSearch!, write("NS#ns_x"))).toBe(false);
+    expect(isGranted(grants.HostedSearch!, write("SIGNIN#abc"))).toBe(false);
+    expect(isGranted(grants.HostedSearch!, { action: "dynamodb:UpdateItem", resource: "table" })).toBe(false);
+    expect(isGranted(grants.HostedSearch!, { action: "dynamodb:GetItem", resource: "table", leadingKey: "NS#ns_x" })).toBe(true);
+    expect(isGranted(grants.UpdateHosting!, write("NS#ns_x"))).toBe(true);
   });
 
   it("gives functions with read-write access to the table the write actions", () => {

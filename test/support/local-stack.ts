@@ -110,7 +110,7 @@ function deniedCalls(calls: { functionName: string; call: SdkCall }[], grants: G
       continue;
     }
     for (const need of needsOf(call, names)) {
-      if (!isGranted(functionGrants, need)) denied.add(`${functionName}: ${need.action} on ${need.resource} (${call.client} ${call.command})`);
+      if (!isGranted(functionGrants, need)) denied.add(`${functionName}: ${need.action} on ${need.resource}${need.leadingKey === undefined ? "" : ` item ${need.leadingKey.split("#")[0]}#…`} (${call.client} ${call.command})`);
     }
   }
   return [...denied];
