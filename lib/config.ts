@@ -56,6 +56,8 @@ export interface StageConfig {
    * allowed too. Null: Amazon Nova Micro, Lite and Pro (DEFAULT_CHAT_MODELS, llm/registry.ts).
    */
   chatModels: string[] | null;
+  /** `-c waf=true`: an AWS WAF web ACL with per-client rate-based rules on the API stage (lib/constructs/web-acl.ts). */
+  waf: boolean;
   uploadUrlTtlSeconds: number;
   downloadUrlTtlSeconds: number;
 }
@@ -68,7 +70,7 @@ const SHARED = {
   downloadUrlTtlSeconds: 3600,
 } as const;
 
-const PER_STAGE: Record<Stage, Omit<StageConfig, "stage" | "corsOrigins" | "signInSender" | "chatModel" | "chatModels" | keyof typeof SHARED>> = {
+const PER_STAGE: Record<Stage, Omit<StageConfig, "stage" | "corsOrigins" | "signInSender" | "chatModel" | "chatModels" | "waf" | keyof typeof SHARED>> = {
   dev: {
     removalPolicy: RemovalPolicy.DESTROY,
     autoDeleteObjects: false,
@@ -146,7 +148,15 @@ export function chatModelsFromContext(scope: Construct): string[] | null {
   return models;
 }
 
-export function stageConfig(stage: Stage, overrides: Partial<Pick<StageConfig, "corsOrigins" | "signInSender" | "chatModel" | "chatModels">> = {}): StageConfig {
+/** `-c waf=true`; off when not given. */
+export function wafFromContext(scope: Construct): boolean {
+  const raw: unknown = scope.node.tryGetContext("waf");
+  if (raw === undefined || raw === null || raw === "" || raw === false || raw === "false") return false;
+  if (raw === true || raw === "true") return true;
+  throw new Error(`waf ${JSON.stringify(raw)} is not true or false.`);
+}
+
+export function stageConfig(stage: Stage, overrides: Partial<Pick<StageConfig, "corsOrigins" | "signInSender" | "chatModel" | "chatModels" | "waf">> = {}): StageConfig {
   return {
     stage,
     ...PER_STAGE[stage],
@@ -155,6 +165,7 @@ export function stageConfig(stage: Stage, overrides: Partial<Pick<StageConfig, "
     signInSender: overrides.signInSender ?? null,
     chatModel: overrides.chatModel ?? null,
     chatModels: overrides.chatModels ?? null,
+    waf: overrides.waf ?? false,
   };
 }
 
@@ -165,5 +176,6 @@ export function configFromContext(scope: Construct): StageConfig {
     signInSender: signInSenderFromContext(scope),
     chatModel: chatModelFromContext(scope),
     chatModels: chatModelsFromContext(scope),
+    waf: wafFromContext(scope),
   });
 }

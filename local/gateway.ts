@@ -12,7 +12,7 @@ import { errorEnvelope, JSON_CONTENT_TYPE } from "../functions/shared/http/envel
 import { GATEWAY_ERRORS, type GatewayError } from "../functions/shared/http/gateway-responses.ts";
 import { MAX_LAMBDA_EVENT_BYTES, MAX_REQUEST_BODY_BYTES } from "../functions/shared/platform/request-limits.ts";
 import { AUTHORIZER, type HttpFunctionDefinition, type Route, ROUTES } from "../lib/routes.ts";
-import { AUTHORIZER_CACHE_TTL_SECONDS } from "../lib/stage-settings.ts";
+import { AUTHORIZER_CACHE_TTL_SECONDS, type MethodThrottle, PUBLIC_METHOD_THROTTLES } from "../lib/stage-settings.ts";
 import { AuthorizerCache } from "./authorizer-cache.ts";
 import { evaluatePolicy, executeApiArn } from "./authorizer-policy.ts";
 import { invokeLocally } from "./lambda-context.ts";
@@ -26,6 +26,11 @@ export interface GatewayOptions {
   port: number;
   /** Requests per second per organization, and the burst above it. */
   rateLimit: { ratePerSecond: number; burst: number };
+  /**
+   * The method throttles of the public routes, by function id, each shared by every caller as in
+   * API Gateway; by default the dev stage's (lib/stage-settings.ts). A function left out is unthrottled.
+   */
+  publicMethodThrottles?: Readonly<Record<string, MethodThrottle>>;
   /** How long the authorizer's answer for a token is reused (0: not at all); by default the dev stage's. */
   authorizerCacheTtlSeconds?: number;
   /** Told of every request and the response it got (tests check each against the OpenAPI document). */
@@ -92,6 +97,8 @@ function loadHandler<T>(entry: string): Promise<T> {
 
 interface GatewayState {
   buckets: TokenBuckets;
+  /** One bucket per public route (method and path), by the function that serves it. */
+  publicBuckets: Map<string, TokenBuckets>;
   authorizerCache: AuthorizerCache;
   /**
    * The host of the gateway's own base URL, reported as the event's domainName. Never the request's
@@ -111,6 +118,9 @@ interface GatewayState {
 export async function startGateway(options: GatewayOptions): Promise<LocalGateway> {
   const state: GatewayState = {
     buckets: new TokenBuckets(options.rateLimit.ratePerSecond, options.rateLimit.burst),
+    publicBuckets: new Map(
+      Object.entries(options.publicMethodThrottles ?? PUBLIC_METHOD_THROTTLES.dev).map(([id, throttle]) => [id, new TokenBuckets(throttle.rateLimit, throttle.burstLimit)]),
+    ),
     // The local stack behaves like the dev stage.
     authorizerCache: new AuthorizerCache(options.authorizerCacheTtlSeconds ?? AUTHORIZER_CACHE_TTL_SECONDS.dev),
     domainName: "127.0.0.1",
@@ -153,7 +163,11 @@ async function handle(req: IncomingMessage, res: ServerResponse, state: GatewayS
   if (hasDotSegment(target.path)) return sendGatewayError(res, GATEWAY_ERRORS.dotSegment);
   const match = matchRoute(method, target.path);
   if (!match) return sendGatewayError(res, GATEWAY_ERRORS.routeNotFound);
-  if (match.route.fn.public) return respond(res, await readBody(req), req, target, method, match, {}, state.domainName);
+  if (match.route.fn.public) {
+    const retryAfter = state.publicBuckets.get(match.route.fn.id)?.take(`${method} ${match.route.path}`) ?? 0;
+    if (retryAfter > 0) return sendGatewayError(res, GATEWAY_ERRORS.throttled, { "retry-after": String(retryAfter) });
+    return respond(res, await readBody(req), req, target, method, match, {}, state.domainName);
+  }
 
   const authorizationToken = headerOf(req, "authorization");
   if (!authorizationToken) return sendGatewayError(res, GATEWAY_ERRORS.unauthorized);

@@ -38,6 +38,8 @@ export interface LocalStackOptions {
   workers?: boolean;
   workerConcurrency?: number;
   rateLimit?: { ratePerSecond: number; burst: number };
+  /** The public routes' method throttles by function id; the dev stage's by default. */
+  publicMethodThrottles?: GatewayOptions["publicMethodThrottles"];
   /** Seconds the gateway reuses the authorizer's answer for a token (0: never); the dev stage's by default. */
   authorizerCacheTtlSeconds?: number;
   /** Extra environment for the functions. */
@@ -162,6 +164,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       port: options.port ?? 0,
       rateLimit: options.rateLimit ?? { ratePerSecond: 100, burst: 200 },
       authorizerCacheTtlSeconds: options.authorizerCacheTtlSeconds,
+      publicMethodThrottles: options.publicMethodThrottles,
       onExchange: options.onExchange,
     });
     stops.push(gateway.close);

@@ -36,6 +36,13 @@ describe("cdk-nag AwsSolutions checks", () => {
     expect(report).toBe("");
   });
 
+  it("pass on a stack with the opt-in WAF web ACL", () => {
+    const { app, outdir } = buildStack("prod", { nag: true, waf: true });
+    outdirs.push(outdir);
+    const { findings, report } = findingsOf(() => app.synth());
+    expect(findings, report).toEqual([]);
+  });
+
   it("fail a synth on an unacknowledged wildcard, so the check is live", () => {
     const { app, outdir } = buildApp();
     outdirs.push(outdir);

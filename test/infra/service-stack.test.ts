@@ -22,6 +22,7 @@ import { AUTHORIZER, type FunctionAccess, HTTP_FUNCTIONS, ROUTES } from "../../l
 import { ServiceStack } from "../../lib/stacks/service-stack.ts";
 import { QUEUES, SCHEDULED_FUNCTIONS, visibilityTimeoutSeconds, WORKERS } from "../../lib/workers.ts";
 import { isGranted, synthesizedGrants } from "../support/iam.ts";
+import { publicMethodThrottle, WAF_RATE_LIMITS } from "../../lib/stage-settings.ts";
 import { buildApp, removeOutdir, templateOf } from "./stack-fixture.ts";
 
 interface Built {
@@ -203,7 +204,7 @@ describe("API stage, usage plan and logging", () => {
       template.hasResourceProperties("AWS::ApiGateway::Stage", {
         StageName: API_STAGE_NAME,
         AccessLogSetting: { DestinationArn: Match.anyValue(), Format: Match.stringLikeRegexp('"requestId"') },
-        MethodSettings: [
+        MethodSettings: Match.arrayWith([
           {
             HttpMethod: "*",
             ResourcePath: "/*",
@@ -212,8 +213,68 @@ describe("API stage, usage plan and logging", () => {
             ThrottlingRateLimit: apiThrottle.rateLimit,
             ThrottlingBurstLimit: apiThrottle.burstLimit,
           },
-        ],
+        ]),
       });
+    }
+  });
+
+  it("gives every public method (hosted pages, /docs, /openapi.json) a throttle of its own, with the stage's logging, and no keyed method one", () => {
+    for (const { stage, template } of both()) {
+      const [stageResource] = Object.values(template.findResources("AWS::ApiGateway::Stage"));
+      const settings = stageResource!.Properties.MethodSettings as { HttpMethod: string; ResourcePath: string; ThrottlingRateLimit: number; ThrottlingBurstLimit: number; LoggingLevel: string }[];
+      const publicRoutes = ROUTES.filter((route) => route.fn.public);
+      expect(publicRoutes.map((route) => route.path)).toEqual(expect.arrayContaining(["/docs", "/openapi.json", "/hosted/{slug}/search", "/hosted/{slug}/chat", "/hosted/{slug}/sign-in"]));
+      expect(settings).toHaveLength(publicRoutes.length + 1);
+      for (const route of publicRoutes) {
+        const throttle = publicMethodThrottle(stage, route.fn.id);
+        const setting = settings.find((entry) => entry.HttpMethod === route.method && entry.ResourcePath === `/${route.path.replaceAll("/", "~1")}`);
+        expect(setting, `${stage} ${route.method} ${route.path}`).toMatchObject({ ThrottlingRateLimit: throttle.rateLimit, ThrottlingBurstLimit: throttle.burstLimit, LoggingLevel: "ERROR" });
+        // Below the stage's ceiling, so no public method can take the whole stage's share.
+        expect(throttle.rateLimit, route.fn.id).toBeLessThan(stageConfig(stage).apiThrottle.rateLimit);
+      }
+    }
+  });
+
+  it("has no WAF web ACL unless -c waf=true", () => {
+    dev().template.resourceCountIs("AWS::WAFv2::WebACL", 0);
+    dev().template.resourceCountIs("AWS::WAFv2::WebACLAssociation", 0);
+  });
+
+  it("with -c waf=true, associates a regional web ACL with per-client rate-based rules on the public routes and on all routes", () => {
+    const { app, outdir } = buildApp({ context: { waf: "true" } });
+    try {
+      const stack = new ServiceStack(app, "KnowledgeIngestionService-dev", { config: configFromContext(app) });
+      const template = Template.fromStack(stack);
+      template.resourceCountIs("AWS::WAFv2::WebACL", 1);
+      const [acl] = Object.values(template.findResources("AWS::WAFv2::WebACL"));
+      expect(acl!.Properties.Scope).toBe("REGIONAL");
+      expect(acl!.Properties.DefaultAction).toEqual({ Allow: {} });
+      const rules = acl!.Properties.Rules as { Name: string; Action: unknown; Statement: { RateBasedStatement: { AggregateKeyType: string; Limit: number; EvaluationWindowSec: number; ScopeDownStatement?: unknown } } }[];
+      expect(rules.map((rule) => [rule.Name, rule.Statement.RateBasedStatement.Limit])).toEqual([
+        ["PublicRoutesPerClient", WAF_RATE_LIMITS.publicRoutesPerFiveMinutes],
+        ["AllRoutesPerClient", WAF_RATE_LIMITS.allRoutesPerFiveMinutes],
+      ]);
+      for (const rule of rules) {
+        expect(rule.Action).toEqual({ Block: {} });
+        expect(rule.Statement.RateBasedStatement).toMatchObject({ AggregateKeyType: "IP", EvaluationWindowSec: 300 });
+      }
+      const scope = JSON.stringify(rules[0]!.Statement.RateBasedStatement.ScopeDownStatement);
+      for (const path of ["/hosted/", "/docs", "/openapi.json"]) expect(scope).toContain(`"SearchString":"${path}"`);
+      const [association] = Object.values(template.findResources("AWS::WAFv2::WebACLAssociation"));
+      expect(JSON.stringify(association!.Properties.ResourceArn)).toContain(logicalId(stack, stack.api.api));
+      expect(JSON.stringify(association!.Properties.ResourceArn)).toContain("/stages/");
+      expect(association!.Properties.WebACLArn).toEqual({ "Fn::GetAtt": [stack.getLogicalId(stack.api.webAcl!.webAcl), "Arn"] });
+    } finally {
+      removeOutdir(outdir);
+    }
+  });
+
+  it("refuses a waf flag that is not true or false", () => {
+    const { app, outdir } = buildApp({ context: { waf: "yes" } });
+    try {
+      expect(() => configFromContext(app)).toThrow(/waf "yes" is not true or false/);
+    } finally {
+      removeOutdir(outdir);
     }
   });
 

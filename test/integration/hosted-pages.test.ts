@@ -1,6 +1,7 @@
 import { rm, writeFile } from "node:fs/promises";
 import { request as httpRequest } from "node:http";
 import { join } from "node:path";
+import { ScanCommand } from "@aws-sdk/client-dynamodb";
 import { beforeAll, describe, expect, it } from "vitest";
 import { serviceSecret } from "../../functions/shared/db/service-secret.ts";
 import { SESSION_COOKIE, signSession } from "../../functions/shared/domain/hosted-access.ts";
@@ -109,6 +110,23 @@ describe("hosted pages", () => {
     expect((await visitor("GET", `/hosted/${doomedSlug}`)).status).toBe(404);
     expect((await visitor("GET", "/hosted/no-such-page-here")).status).toBe(404);
     expect((await visitor("GET", "/hosted/NOT_A_SLUG")).status).toBe(400);
+  });
+
+  it("answers an unknown slug with a 404 on every route, and writes nothing for it", async () => {
+    const unknown = `no-such-page-${Date.now()}`;
+    for (const [method, path, body] of [
+      ["GET", `/hosted/${unknown}`, undefined],
+      ["POST", `/hosted/${unknown}/search`, { query: "refunds" }],
+      ["POST", `/hosted/${unknown}/chat`, { messages: [{ role: "user", content: "refunds?" }] }],
+      ["POST", `/hosted/${unknown}/sign-in`, { email: "ada@example.org" }],
+      ["GET", `/hosted/${unknown}/session?token=${"a".repeat(43)}`, undefined],
+    ] as const) {
+      for (let attempt = 0; attempt < 3; attempt++) expect((await visitor(method, path, body)).status, `${method} ${path}`).toBe(404);
+    }
+    const { Items } = await api.stack().clients.dynamo.send(
+      new ScanCommand({ TableName: api.stack().resources.tableName, FilterExpression: "contains(PK, :slug)", ExpressionAttributeValues: { ":slug": { S: unknown } } }),
+    );
+    expect(Items).toEqual([]);
   });
 
   it("limits searches per visitor: the 31st in a minute is a 429 with Retry-After", async () => {

@@ -46,6 +46,8 @@ export function useLocalStack(options: LocalStackOptions = {}): TestApi {
       dynamoEndpoint: inject("dynamoEndpoint"),
       emulatorEndpoint: inject("emulatorEndpoint"),
       rateLimit: { ratePerSecond: 10_000, burst: 10_000 },
+      // Tests send bursts no visitor would; the throttles themselves are tested in rate-limit.test.ts.
+      publicMethodThrottles: {},
       visibilityTimeoutSeconds: 2,
       onExchange: (exchange) => breaches.push(...contract.check(exchange)),
       ...options,
