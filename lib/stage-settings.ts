@@ -18,11 +18,11 @@ export interface MethodThrottle {
 }
 
 /**
- * API Gateway method-level throttles of the public routes, by the function that serves them. Each
- * method gets a bucket of its own, shared by every caller of that method (every page of every
- * organization), instead of the stage's: a flood of anonymous requests to one public method is
- * refused at the edge (429, no Lambda run, no table write) and cannot push the keyed API or the
- * other public methods into 429. Per-visitor and per-page limits stay in the functions; per-client
+ * API Gateway method-level throttles of the public routes, by the function that serves them, in
+ * place of the stage's default (which API Gateway applies to each method): well below it, so a
+ * flood of anonymous requests is refused at the edge (429, no Lambda run, no table write) at a rate
+ * the functions and the table can afford. A method's bucket is shared by all its callers (every page
+ * of every organization): per-visitor and per-page limits stay in the functions, and per-client
  * limits at the edge are the opt-in WAF rules (`-c waf=true`, lib/constructs/web-acl.ts).
  */
 export const PUBLIC_METHOD_THROTTLES = {
