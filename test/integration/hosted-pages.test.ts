@@ -5,7 +5,7 @@ import { ScanCommand } from "@aws-sdk/client-dynamodb";
 import { beforeAll, describe, expect, it } from "vitest";
 import { serviceSecret } from "../../functions/shared/db/service-secret.ts";
 import { SESSION_COOKIE, signSession } from "../../functions/shared/domain/hosted-access.ts";
-import { SIGN_IN_LIMITS } from "../../functions/shared/workflows/hosted-sign-in.ts";
+import { deliverSignIn, SIGN_IN_LIMITS } from "../../functions/shared/workflows/hosted-sign-in.ts";
 import { ingestAndWait, ingestForTenant, newNamespace, type TestNamespace } from "../support/ingestion.ts";
 import { useLocalStack } from "../support/local-stack.ts";
 import { mailAfterQueue } from "../support/outbox.ts";
@@ -312,6 +312,16 @@ describe("hosted-page sign-in cannot be abused", () => {
   it("answers an address whose mail cannot be sent exactly like a stranger, and counts the failure instead", async () => {
     const { signIn } = await protectedPage(["lee@example.org"]);
     const outbox = process.env.EMAIL_OUTBOX_DIR;
+    // The failure is counted through a log line CloudWatch reads as a metric (Embedded Metric Format).
+    const logged: string[] = [];
+    const streams = [process.stdout, process.stderr];
+    const writes = streams.map((stream) => stream.write.bind(stream));
+    streams.forEach((stream, index) => {
+      stream.write = ((chunk: string | Uint8Array, ...rest: never[]) => {
+        logged.push(String(chunk));
+        return writes[index]!(chunk, ...rest);
+      }) as typeof stream.write;
+    });
     // The sender fails as SES does for a recipient it rejects: the outbox cannot be written.
     const blocker = join(api.stack().outboxDir, "..", `not-a-folder-${process.pid}`);
     await writeFile(blocker, "");
@@ -325,9 +335,15 @@ describe("hosted-page sign-in cannot be abused", () => {
       expect(failing.body).toEqual(stranger.body);
       expect(failing.headers.get("content-length")).toBe(stranger.headers.get("content-length"));
     } finally {
+      streams.forEach((stream, index) => (stream.write = writes[index]!));
       process.env.EMAIL_OUTBOX_DIR = outbox;
       await rm(blocker, { force: true });
     }
+    const failures = logged.flatMap((line) => line.split("\n")).filter((line) => line.includes('"SignInMailFailures":1'));
+    expect(failures).toHaveLength(1);
+    const metric = JSON.parse(failures[0]!) as { _aws: { CloudWatchMetrics: { Namespace: string; Metrics: { Name: string }[] }[] }; message: string };
+    expect(metric._aws.CloudWatchMetrics[0]!.Metrics).toEqual([{ Name: "SignInMailFailures", Unit: "Count" }]);
+    expect(JSON.stringify(metric)).not.toContain("lee@example.org");
     expect(await mailTo("lee@example.org")).toEqual([]);
     // The failure gave the pending link back: the next request sends one.
     expect((await signIn("lee@example.org")).status).toBe(200);
@@ -361,6 +377,21 @@ describe("hosted-page sign-in cannot be abused", () => {
     expect((await signIn("ned@example.org")).status).toBe(200);
     expect(await mailTo("ned@example.org")).toHaveLength(2);
   });
+
+  it("caps the sign-in mails one organization sends in an hour, over all its addresses", async () => {
+    const { owner, pageSlug } = await protectedPage([], { allowedEmailDomains: ["cap.example"] });
+    const cap = SIGN_IN_LIMITS.mailsPerOrganizationPerHour;
+    // The worker's own step, called as the queue would, at one instant so the hour cannot turn mid-test.
+    const now = Date.now();
+    const outcomes: string[] = [];
+    for (let index = 0; index < cap + 3; index++) {
+      const request = { namespaceId: owner.namespaceId, slug: pageSlug, email: `member${index}@cap.example`, pageUrl: `${api.stack().baseUrl}/hosted/${pageSlug}` };
+      outcomes.push(await deliverSignIn(request, now));
+    }
+    expect(outcomes.slice(0, cap).every((outcome) => outcome === "sent")).toBe(true);
+    expect(outcomes.slice(cap)).toEqual(["capped", "capped", "capped"]);
+    expect(await mailTo(`member${cap}@cap.example`)).toEqual([]);
+  }, 60_000);
 
   it("caps the mails one address receives in an hour across every page that allows it", async () => {
     const pages = await Promise.all(Array.from({ length: SIGN_IN_LIMITS.mailsPerAddressPerHour + 2 }, () => protectedPage(["ola@example.org"])));

@@ -83,7 +83,7 @@ export async function deliverSignIn(request: { namespaceId: string; slug: string
     });
   } catch (error) {
     await Promise.all([deleteSignInToken(tokenHash(token)), releasePendingLink(namespace.id, address)]);
-    countEvent("SignInMailFailures", "sign-in mail failed", { namespaceId: namespace.id, slug: hosting.slug, reason: error instanceof Error ? `${error.name}: ${error.message}` : String(error) }, "error");
+    countEvent("SignInMailFailures", "sign-in mail failed", { namespaceId: namespace.id, slug: hosting.slug, reason: redactAddresses(error instanceof Error ? `${error.name}: ${error.message}` : String(error)) }, "error");
     return "failed";
   }
   logger.info("sign-in link sent", { namespaceId: namespace.id, slug: hosting.slug });
@@ -109,4 +109,9 @@ function tokenHash(token: string): string {
 /** Addresses appear in keys and counters only as their SHA-256. */
 function addressHash(email: string): string {
   return createHash("sha256").update(email.toLowerCase()).digest("hex");
+}
+
+/** SES names the rejected recipient in its message; logs keep the reason, not the address. */
+function redactAddresses(text: string): string {
+  return text.replace(/[^\s@<>"']+@[^\s@<>"']+/g, "<address>");
 }
