@@ -74,7 +74,9 @@ export async function deliverSignIn(request: { namespaceId: string; slug: string
   }
   const token = randomBytes(32).toString("base64url");
   await saveSignInToken(tokenHash(token), { namespaceId: namespace.id, email: request.email, expiresAtMs });
-  const page = `${new URL(request.pageUrl).host}/hosted/${hosting.slug}`;
+  // The page's address as API Gateway reported it (host, stage and slug), without its scheme so mail
+  // clients do not turn it into a second link.
+  const page = request.pageUrl.replace(/^https?:\/\//, "");
   try {
     await sender.send({
       to: request.email,
