@@ -84,6 +84,10 @@ describe("the chat request and llmConfig", () => {
     expect(issue(chatBody, { query: "q", maxOutputTokens: CHAT_LIMITS.maxOutputTokens + 1 })).toMatch(/^maxOutputTokens/);
     expect(issue(llmConfigInput, { provider: "OPENAI_COMPATIBLE", baseUrl: "https://x.example/v1?key=1", model: "m" })).toMatch(/^baseUrl/);
     expect(issue(llmConfigInput, { provider: "BEDROCK", model: "" })).toMatch(/^model/);
+    // A model name reaches the x-chat-model header: a line break in it is refused, not a 500 later.
+    expect(issue(llmConfigInput, { provider: "BEDROCK", model: "amazon.nova-lite-v1:0\r\nSet-Cookie: x=1" })).toMatch(/^model: must be one line/);
+    expect(issue(llmConfigInput, { provider: "OPENAI_COMPATIBLE", baseUrl: "https://x.example/v\n1", model: "m" })).toMatch(/^baseUrl: must be one line/);
+    expect(issue(llmConfigInput, { provider: "OPENAI_COMPATIBLE", baseUrl: "https://x.example/v1", model: "m", apiKey: "sk-\u0000" })).toMatch(/^apiKey: must be one line/);
     expect(issue(llmConfigInput, { provider: "GEMINI" })).toMatch(/^provider/);
   });
 

@@ -26,11 +26,16 @@ export interface LlmProviderRow {
   readonly module: string;
 }
 
-const modelId = z.string().check(z.trim(), z.minLength(1), z.maxLength(256));
+/** Model names, URLs and keys reach response headers and logs: one line, no control characters. */
+const oneLine = () => z.regex(/^[^\p{Cc}\u2028\u2029]*$/u, "must be one line, without line breaks or control characters");
+
+const modelId = z.string().check(z.trim(), z.minLength(1), z.maxLength(256), oneLine());
 
 const baseUrl = z.string().check(
   z.trim(),
   z.maxLength(2048),
+  // The URL parser drops tabs and line breaks silently; the stored value must not hold them either.
+  oneLine(),
   z.refine((value) => {
     try {
       const url = new URL(value);
@@ -50,7 +55,7 @@ export const LLM_PROVIDERS = {
   },
   OPENAI_COMPATIBLE: {
     label: "OpenAI-compatible endpoint",
-    settings: { baseUrl, model: modelId, apiKey: z.optional(z.string().check(z.trim(), z.minLength(1), z.maxLength(512))) },
+    settings: { baseUrl, model: modelId, apiKey: z.optional(z.string().check(z.trim(), z.minLength(1), z.maxLength(512), oneLine())) },
     module: "openai-compatible",
   },
 } as const satisfies Record<string, LlmProviderRow>;
