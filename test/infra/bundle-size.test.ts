@@ -54,21 +54,22 @@ const OVER_TARGET: Record<string, number> = {
   GetDocument: 460_000,
   CreateFileDownloadUrl: 460_000,
   CreateChunksDownloadUrl: 460_000,
-  Search: 720_000,
+  Search: 721_000,
   // The hosted page's search tab runs the same retrieval and reranking as Search.
   HostedSearch: 731_000,
   HostedDocumentFile: 472_000,
   // Search's retrieval and reranking, and the chat providers.
-  Chat: 758_000,
-  HostedChat: 764_000,
+  Chat: 760_000,
+  // Raised 1 KB (issue 21): the deployment's chat model allow-list.
+  HostedChat: 765_000,
   Mcp: 1_060_000,
   // The same SDK over the hosted search's retrieval.
   HostedMcp: 1_005_000,
-  // The SES v2 client for sign-in links (loaded on the first link sent).
-  HostedSignIn: 435_000,
   // The text formats' converters (formats/) at start-up; every document format handed to an extraction thread.
   IngestWorker: 659_000,
   DeleteWorker: 537_000,
+  // The SQS batch worker and the SES v2 client for sign-in links (loaded on the first link sent).
+  MailWorker: 440_000,
   Reconciler: 537_000,
 };
 
