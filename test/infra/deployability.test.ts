@@ -36,12 +36,21 @@ const S3_VECTORS = {
   listVectorsPage: 1000,
   listIndexesPage: 500,
   requestBytes: 20 * 1024 * 1024,
+  // "Configuring full-text search", TextSearchConfiguration, QueryVectors: full-text fields per
+  // index, their key length and analyzers, and that text queries need an ENHANCED index whose
+  // configuration names the key queried.
+  textSearchConfigurations: 10,
+  textSearchKeyLength: 63,
+  textSearchLanguages: ["en", "fr", "es", "pt", "it", "de", "nl", "zh", "ja", "ko"],
+  textQueryIndexMode: "ENHANCED",
 } as const;
 
 
 interface StubIndex {
   dimension: number;
   nonFilterable: string[];
+  indexMode: string;
+  textKeys: string[];
   vectors: Map<string, { data: number[]; metadata: Record<string, unknown> }>;
 }
 
@@ -69,8 +78,20 @@ function s3VectorsServer(): Server {
         if (body.dimension < low || body.dimension > high) refuse(operation, `dimension ${body.dimension}`);
         const nonFilterable = body.metadataConfiguration?.nonFilterableMetadataKeys ?? [];
         if (nonFilterable.length > S3_VECTORS.nonFilterableKeys) refuse(operation, `${nonFilterable.length} non-filterable keys`);
+        const textSearch: { metadataKey: string; language?: string }[] = body.metadataConfiguration?.textSearchConfigurations ?? [];
+        if (textSearch.length > S3_VECTORS.textSearchConfigurations) refuse(operation, `${textSearch.length} text search configurations`);
+        for (const configuration of textSearch) {
+          if (configuration.metadataKey.length < 1 || configuration.metadataKey.length > S3_VECTORS.textSearchKeyLength) refuse(operation, `text search key ${configuration.metadataKey}`);
+          if (configuration.language !== undefined && !(S3_VECTORS.textSearchLanguages as readonly string[]).includes(configuration.language)) refuse(operation, `analyzer ${configuration.language}`);
+        }
         if (index) return answer(response, 409, { message: "exists" }, "ConflictException");
-        indexes.set(body.indexName, { dimension: body.dimension, nonFilterable, vectors: new Map() });
+        indexes.set(body.indexName, {
+          dimension: body.dimension,
+          nonFilterable,
+          indexMode: body.indexMode ?? "CLASSIC",
+          textKeys: textSearch.map((configuration) => configuration.metadataKey),
+          vectors: new Map(),
+        });
         return answer(response, 200, {});
       }
       case "GetIndex":
@@ -102,12 +123,36 @@ function s3VectorsServer(): Server {
       case "QueryVectors": {
         if (!index) return notFound();
         if (body.topK < 1 || body.topK > S3_VECTORS.topK) refuse(operation, `topK ${body.topK}`);
-        if (body.queryVector.float32.length !== index.dimension) refuse(operation, "query vector of another dimension");
-        const vectors = [...index.vectors].slice(0, body.topK).map(([key, vector]) => ({
-          key,
-          distance: 0.1,
-          ...(body.returnMetadata ? { metadata: vector.metadata } : {}),
-        }));
+        const queryTexts: { metadataKey: string; text: string }[] | undefined = body.queryTexts;
+        if (body.queryVector === undefined && queryTexts === undefined) refuse(operation, "neither queryVector nor queryTexts");
+        if (body.queryVector !== undefined && body.queryVector.float32.length !== index.dimension) refuse(operation, "query vector of another dimension");
+        if (queryTexts !== undefined) {
+          if (index.indexMode !== S3_VECTORS.textQueryIndexMode) {
+            return answer(response, 400, { message: "Full-text search requires an index in ENHANCED mode" }, "ValidationException");
+          }
+          for (const query of queryTexts) {
+            if (!index.textKeys.includes(query.metadataKey)) refuse(operation, `text query on ${query.metadataKey}, not full-text searchable`);
+            if (typeof query.text !== "string" || query.text.length === 0) refuse(operation, "empty query text");
+          }
+        }
+        // A stand-in for BM25: how many of the query's words the text holds.
+        const words = (text: string) => new Set(text.toLowerCase().split(/\W+/).filter(Boolean));
+        const vectors = [...index.vectors]
+          .map(([key, vector]) => {
+            const bm25Scores = (queryTexts ?? []).map((query) => {
+              const held = words(String(vector.metadata[query.metadataKey] ?? ""));
+              return { metadataKey: query.metadataKey, score: [...words(query.text)].filter((word) => held.has(word)).length };
+            });
+            return { key, vector, bm25Scores };
+          })
+          .filter((entry) => body.queryVector !== undefined || entry.bm25Scores.some((score) => score.score > 0))
+          .slice(0, body.topK)
+          .map(({ key, vector, bm25Scores }) => ({
+            key,
+            ...(body.queryVector !== undefined ? { distance: 0.1 } : {}),
+            ...(queryTexts !== undefined && body.returnScores ? { scores: { bm25Scores } } : {}),
+            ...(body.returnMetadata ? { metadata: vector.metadata } : {}),
+          }));
         return answer(response, 200, { vectors, distanceMetric: "cosine" });
       }
       case "GetVectors":
@@ -219,6 +264,22 @@ describe("S3 Vectors calls, against a server speaking its API", () => {
     await expectGranted(functionsDeclaring((access) => access.vectors?.includes("query") ?? false), "s3vectors", () =>
       store().query(partition, Float32Array.from({ length: 1024 }, () => 0.03), { topK: 100, filter: { documentId: "doc_deploy" } } as never),
     );
+  });
+
+  it("searches the chunk text with S3 Vectors' full-text search, with only granted actions", async () => {
+    const records: VectorRecord[] = [
+      { key: "doc_text#run_1#0", vector: Float32Array.from({ length: 1024 }, () => 0.01), text: "The boiler in Oslo is inspected weekly", metadata: { documentId: "doc_text", namespaceId: "ns_deploy" } },
+      { key: "doc_text#run_1#1", vector: Float32Array.from({ length: 1024 }, () => 0.02), text: "Nothing to see here", metadata: { documentId: "doc_text", namespaceId: "ns_deploy" } },
+    ];
+    const target = { ...partition, namespaceId: "ns_text" };
+    await store().upsert(target, records);
+    let matches: Awaited<ReturnType<S3VectorsStore["queryText"]>> = [];
+    await expectGranted(functionsDeclaring((access) => access.vectors?.includes("query") ?? false), "s3vectors", async () => {
+      matches = await store().queryText(target, "boiler Oslo", { topK: 100, filter: { documentId: "doc_text" } });
+    });
+    expect(matches.map((match) => [match.key, match.score])).toEqual([["doc_text#run_1#0", 2]]);
+    expect(matches[0]).toMatchObject({ text: "The boiler in Oslo is inspected weekly", metadata: { documentId: "doc_text" } });
+    expect(matches[0]!.metadata).not.toHaveProperty("text");
   });
 
   it("counts indexes for admission", async () => {

@@ -6,6 +6,7 @@ import { logger } from "../platform/logger.ts";
 import { observed } from "../platform/sdk-observer.ts";
 import { lazyImport } from "../platform/lazy-import.ts";
 import { toS3VectorsFilter } from "./s3-vectors-filter.ts";
+import { bm25ScoresOf, type QueryText, type TextSearchConfiguration, withWireFields, type WireOutput } from "./s3-vectors-wire.ts";
 import { clampTopK, type StoredVector, type VectorMatch, type VectorQueryOptions, type VectorRecord, type VectorStore } from "./types.ts";
 import { type VectorPartition } from "../domain/partitions.ts";
 import { type MetadataValue } from "../domain/metadata-filter.ts";
@@ -23,7 +24,11 @@ import {
 /**
  * The deployed store: Amazon S3 Vectors, one vector index per (namespace, tenant) partition, so
  * isolation is structural rather than a filter someone could forget. Indexes are created on the
- * first write to a partition. Chunk text rides along as non-filterable metadata `text`.
+ * first write to a partition. Chunk text rides along as non-filterable metadata `text`, which is
+ * also the index's full-text-searchable field: indexes are created in `ENHANCED` mode with a text
+ * search configuration for it, so `queryText` is S3 Vectors' own BM25 (`queryTexts`) and nothing
+ * is loaded into the function. Indexes created before that are upgraded by
+ * `npm run vector-indexes -- upgrade` (scripts/vector-indexes.ts).
  *
  * A partition's index name is a hash, from which the tenant cannot be recovered, so each namespace
  * also has a small registry index (`r-<hash>`) holding one dimension-1 vector per partition, keyed by
@@ -36,6 +41,10 @@ const LIST_PAGE = S3_VECTORS_LIMITS.maxListVectorsPage;
 // Batches are cut well below the request payload limit: their size is an estimate.
 const PUT_PAYLOAD_BUDGET = Math.floor(S3_VECTORS_LIMITS.maxRequestBytes * 0.8);
 const NULL_TENANT_KEY = "-";
+/** The partition indexes' full-text field: the chunk text, with the standard analyzer. */
+export const TEXT_SEARCH_CONFIGURATIONS: TextSearchConfiguration[] = [{ metadataKey: TEXT_METADATA_KEY }];
+/** Filters apply before the search in this mode, and full-text search needs it. */
+export const INDEX_MODE = "ENHANCED";
 /** How long a count of the bucket's indexes is trusted (listing 10,000 indexes takes 20 calls). */
 const INDEX_COUNT_TTL_MS = 60_000;
 
@@ -251,6 +260,45 @@ export class S3VectorsStore implements VectorStore {
     return matches.sort((a, b) => b.score - a.score);
   }
 
+  /**
+   * S3 Vectors' full-text search: `queryTexts` on the chunk text and no `queryVector`, so the
+   * service ranks by BM25 alone. Scores are the service's BM25 scores; an answer without them is
+   * ranked as returned.
+   */
+  async queryText(partition: VectorPartition, text: string, options: VectorQueryOptions): Promise<VectorMatch[]> {
+    const topK = clampTopK(options.topK);
+    if (topK === 0 || text.trim() === "") return [];
+    const { sdk, client } = await this.connect();
+    const indexName = partitionIndexName(partition.namespaceId, partition.tenantId);
+    const filter = toS3VectorsFilter(options.filter);
+    const queryTexts: QueryText[] = [{ metadataKey: TEXT_METADATA_KEY, text }];
+    let response: WireOutput & { vectors?: { key?: string; metadata?: unknown }[] };
+    try {
+      response = await this.retrying(() =>
+        client.send(
+          withWireFields(
+            // The SDK's type wants a queryVector; a text-only query leaves it out on purpose.
+            new sdk.QueryVectorsCommand({ vectorBucketName: this.bucket, indexName, topK, ...(filter ? { filter } : {}), returnMetadata: true } as never),
+            { queryTexts, returnScores: true },
+          ),
+        ),
+      );
+    } catch (error) {
+      if (isNotFound(error)) return [];
+      throw error;
+    }
+    const scores = bm25ScoresOf(response);
+    const found = response.vectors ?? [];
+    const matches: VectorMatch[] = [];
+    found.forEach((vector, rank) => {
+      if (!vector.key) return;
+      const { [TEXT_METADATA_KEY]: chunkText, ...metadata } = (vector.metadata ?? {}) as Record<string, unknown>;
+      const score = scores.get(vector.key) ?? (found.length - rank) / found.length;
+      matches.push({ key: vector.key, score, text: typeof chunkText === "string" ? chunkText : "", metadata: metadata as Record<string, MetadataValue> });
+    });
+    return matches.sort((a, b) => b.score - a.score);
+  }
+
   async *listKeys(partition: VectorPartition): AsyncIterable<string[]> {
     yield* this.listIndexKeys(partitionIndexName(partition.namespaceId, partition.tenantId));
   }
@@ -361,7 +409,7 @@ export class S3VectorsStore implements VectorStore {
   private async createPartition(partition: VectorPartition, indexName: string): Promise<void> {
     const { sdk, client } = await this.connect();
     const registry = registryIndexName(partition.namespaceId);
-    await this.createIndex(registry, 1, "euclidean", [], partition.namespaceId);
+    await this.createIndex(registry, 1, "euclidean", [], partition.namespaceId, false);
     await this.retrying(() =>
       client.send(
         new sdk.PutVectorsCommand({
@@ -371,7 +419,7 @@ export class S3VectorsStore implements VectorStore {
         }),
       ),
     );
-    await this.createIndex(indexName, partition.dimension, "cosine", [...NON_FILTERABLE_METADATA_KEYS], partition.namespaceId);
+    await this.createIndex(indexName, partition.dimension, "cosine", [...NON_FILTERABLE_METADATA_KEYS], partition.namespaceId, true);
     logger.info("created vector index", { indexName, namespaceId: partition.namespaceId, dimension: partition.dimension });
   }
 
@@ -381,21 +429,23 @@ export class S3VectorsStore implements VectorStore {
     distanceMetric: "cosine" | "euclidean",
     nonFilterableMetadataKeys: string[],
     namespaceId: string,
+    fullText: boolean,
   ): Promise<void> {
     const { sdk, client } = await this.connect();
     try {
-      await this.retrying(() =>
-        client.send(
-          new sdk.CreateIndexCommand({
-            vectorBucketName: this.bucket,
-            indexName,
-            dataType: "float32",
-            dimension,
-            distanceMetric,
-            ...(nonFilterableMetadataKeys.length > 0 ? { metadataConfiguration: { nonFilterableMetadataKeys } } : {}),
-          }),
-        ),
-      );
+      await this.retrying(() => {
+        const command = new sdk.CreateIndexCommand({
+          vectorBucketName: this.bucket,
+          indexName,
+          dataType: "float32",
+          dimension,
+          distanceMetric,
+          ...(nonFilterableMetadataKeys.length > 0 ? { metadataConfiguration: { nonFilterableMetadataKeys } } : {}),
+        });
+        return client.send(
+          fullText ? withWireFields(command, { indexMode: INDEX_MODE, metadataConfiguration: { textSearchConfigurations: TEXT_SEARCH_CONFIGURATIONS } }) : command,
+        );
+      });
       if (this.indexCount) this.indexCount.count += 1;
     } catch (error) {
       // Another writer created it first: same name, same settings, fine.
