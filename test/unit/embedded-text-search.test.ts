@@ -81,6 +81,26 @@ describe("full-text (BM25) search in the embedded store", () => {
     expect(await keys(store, shared, "cat", 0)).toEqual([]);
   });
 
+  it("scores common terms only on chunks with a rarer term, with the same scores, and scores all when those are too few", async () => {
+    const store = new EmbeddedVectorStore();
+    const chunks = Array.from({ length: 2_500 }, (_, index) =>
+      record(`c${String(index).padStart(4, "0")}`, index < 3 ? `common words and a rare zephyr ${"common ".repeat(index)}` : `common words ${index % 7 === 0 ? "common" : ""}`),
+    );
+    await store.upsert(shared, chunks);
+    const fast = await store.queryText(shared, "common zephyr", { topK: 3 });
+    expect(fast.map((match) => match.key).sort()).toEqual(["c0000", "c0001", "c0002"]);
+    // All 2,500 chunks scored (the same request, with room for every chunk) give the same top three.
+    const whole = await store.queryText(shared, "common zephyr", { topK: 100 });
+    expect(whole.slice(0, 3)).toEqual(fast);
+    expect(whole).toHaveLength(100);
+    // Fewer chunks with the rare term than asked for: the common term's chunks follow them.
+    const padded = await store.queryText(shared, "common zephyr", { topK: 10 });
+    expect(padded.slice(0, 3)).toEqual(fast);
+    expect(padded).toHaveLength(10);
+    // Only common terms: every chunk holding them is scored.
+    expect(await store.queryText(shared, "common words", { topK: 5 })).toHaveLength(5);
+  });
+
   it("follows rewrites and deletes at once", async () => {
     const store = await filled();
     await store.upsert(shared, [record("cat", "Nothing feline here any more.")]);

@@ -63,6 +63,20 @@ const TEXT_INDEX_OPTIONS = {
   searchOptions: { bm25: BM25 },
 };
 
+/** Terms in more than this share of a partition's chunks, and in more than COMMON_TERM_MIN_CHUNKS, are common. */
+const COMMON_TERM_SHARE = 0.05;
+const COMMON_TERM_MIN_CHUNKS = 2_000;
+
+/**
+ * How many chunks hold `term` (deleted ones MiniSearch has not vacuumed yet included), from
+ * MiniSearch 7.2's postings (`_index`: term → field id → chunk → frequency), which it does not
+ * expose otherwise; the version is pinned, and embedded-text-search.test.ts covers the path.
+ */
+function documentFrequency(index: MiniSearch<TextDocument>, term: string): number {
+  const postings = (index as unknown as { _index: { get(term: string): Map<number, Map<number, number>> | undefined } })._index.get(term);
+  return postings?.get(0)?.size ?? 0;
+}
+
 function newTextIndex(): MiniSearch<TextDocument> {
   return new MiniSearch<TextDocument>(TEXT_INDEX_OPTIONS);
 }
@@ -273,17 +287,38 @@ export class EmbeddedVectorStore implements VectorStore {
   }
 
   /**
-   * BM25 over the partition's chunk texts: every record with a query term is scored (MiniSearch
-   * reads the postings of those terms only), the filter is applied to the scored ones, and the best
-   * k are kept, ties by key as in `querySync`.
+   * BM25 over the partition's chunk texts, each distinct query term once. A term in more than
+   * `COMMON_TERM_SHARE` of a large partition's chunks ("the", "data") has a low weight and a posting
+   * list as long as the partition, so, as with a search engine's common-terms query, such terms only
+   * add their scores to chunks that hold one of the query's rarer terms: those are found first from
+   * the short postings, then scored with every term. The partition's common postings are walked
+   * without building a result per entry. When that leaves fewer than k matches (after the filter),
+   * or every term is common, all chunks with any term are scored.
    */
   queryTextSync(partition: VectorPartition, text: string, options: VectorQueryOptions): VectorMatch[] {
     const target = this.partitionFor(partition, false);
     const k = clampTopK(options.topK);
     if (!target || target.count === 0 || k === 0) return [];
+    const terms = [...new Set(searchTerms(text))];
+    if (terms.length === 0) return [];
+    const index = target.text;
+    const asTerms = { tokenize: (term: string) => [term] };
+    const query = (subset: string[]) => ({ combineWith: "OR" as const, queries: subset });
+    const cutoff = Math.max(COMMON_TERM_MIN_CHUNKS, index.documentCount * COMMON_TERM_SHARE);
+    const rare = terms.filter((term) => documentFrequency(index, term) <= cutoff);
+    if (rare.length > 0 && rare.length < terms.length) {
+      const holders = new Set(index.search(query(rare), asTerms).map((result) => result.id as string));
+      const best = this.bestTextMatches(target, index.search(query(terms), { ...asTerms, boostDocument: (id: string) => (holders.has(id) ? 1 : 0) }), k, options);
+      if (best.length === k) return best;
+    }
+    return this.bestTextMatches(target, index.search(query(terms), asTerms), k, options);
+  }
+
+  /** The best k of scored results that pass the filter, ties by key as in `querySync`. */
+  private bestTextMatches(target: Partition, results: { id: unknown; score: number }[], k: number, options: VectorQueryOptions): VectorMatch[] {
     const filter = options.filter;
     const best = new TopK(k, target.keys);
-    for (const result of target.text.search(text)) {
+    for (const result of results) {
       const slot = target.slots.get(result.id as string);
       if (slot === undefined || result.score < best.floor) continue;
       if (filter && !matchesFilter(target.metadata[slot]!, filter)) continue;

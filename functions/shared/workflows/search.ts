@@ -46,10 +46,15 @@ export async function search(
 ): Promise<SearchResult[]> {
   // Room for the stale chunks the generation rule drops, within the store's largest topK.
   const pool = Math.min(MAX_TOP_K, Math.max(request.topK * 2, request.topK + 10));
-  const [semantic, keyword] = await Promise.all([
+  const [semanticMatches, keywordMatches] = await Promise.all([
     request.mode !== "keyword" ? semanticCandidates(namespace, tenantId, request, pool) : null,
     request.mode !== "semantic" ? keywordCandidates(namespace, tenantId, request, pool) : null,
   ]);
+  // One read of the candidates' documents for both lists (a BatchGetItem of at most 100 keys
+  // when topK is at most 45), whatever the size of the partition.
+  const current = await currentRuns([...(semanticMatches ?? []), ...(keywordMatches ?? [])], namespace.id, tenantId);
+  const semantic = semanticMatches && semanticMatches.filter(current);
+  const keyword = keywordMatches && keywordMatches.filter(current);
   const ranked = semantic && keyword ? fuse(semantic, keyword, request.semanticWeight ?? defaultSemanticWeight(namespace)) : (semantic ?? keyword!);
   return ranked
     .filter((candidate) => request.minScore === undefined || candidate.score >= request.minScore)
@@ -70,7 +75,7 @@ export function defaultSemanticWeight(namespace: NamespaceRecord): number {
 async function semanticCandidates(namespace: NamespaceRecord, tenantId: string | null, request: Pick<SearchRequest, "query" | "filter">, pool: number): Promise<Candidate[]> {
   const { vector } = await (await embedderFor(namespace.embeddingConfig)).embedQuery(request.query);
   const matches = await (await vectorStore()).query(partitionOf({ namespaceId: namespace.id, tenantId }, namespace), vector, { topK: pool, filter: request.filter });
-  return keepCurrent(candidatesOf(matches, (score) => score), namespace.id, tenantId);
+  return candidatesOf(matches, (score) => score);
 }
 
 async function keywordCandidates(namespace: NamespaceRecord, tenantId: string | null, request: Pick<SearchRequest, "query" | "filter">, pool: number): Promise<Candidate[]> {
@@ -78,7 +83,7 @@ async function keywordCandidates(namespace: NamespaceRecord, tenantId: string | 
     topK: pool,
     filter: request.filter,
   });
-  return keepCurrent(candidatesOf(matches, (bm25) => bm25 / (bm25 + BM25_HALF_SCORE)), namespace.id, tenantId);
+  return candidatesOf(matches, (bm25) => bm25 / (bm25 + BM25_HALF_SCORE));
 }
 
 function candidatesOf(matches: VectorMatch[], scale: (score: number) => number): Candidate[] {
@@ -101,12 +106,13 @@ function isCurrentRun(document: DocumentRecord | undefined, runId: string, names
   );
 }
 
-async function keepCurrent(candidates: Candidate[], namespaceId: string, tenantId: string | null): Promise<Candidate[]> {
-  const documents = await getDocuments(candidates.map((candidate) => candidate.documentId), SEARCH_FIELDS);
-  return candidates.filter((candidate) => {
+/** Whether a candidate belongs to its document's current generation, from one read of the documents. */
+async function currentRuns(candidates: Candidate[], namespaceId: string, tenantId: string | null): Promise<(candidate: Candidate) => boolean> {
+  const documents = await getDocuments([...new Set(candidates.map((candidate) => candidate.documentId))], SEARCH_FIELDS);
+  return (candidate) => {
     const document = documents.get(candidate.documentId);
     return isCurrentRun(document, candidate.runId, namespaceId, tenantId) && candidate.sequence < document!.generation!.totalChunks;
-  });
+  };
 }
 
 /**
