@@ -96,7 +96,19 @@ function s3VectorsServer(): Server {
       }
       case "GetIndex":
         if (!index) return notFound();
-        return answer(response, 200, { index: { indexName: body.indexName, dimension: index.dimension, dataType: "float32", distanceMetric: "cosine" } });
+        return answer(response, 200, {
+          index: {
+            indexName: body.indexName,
+            dimension: index.dimension,
+            dataType: "float32",
+            distanceMetric: "cosine",
+            indexMode: index.indexMode,
+            metadataConfiguration: {
+              nonFilterableMetadataKeys: index.nonFilterable,
+              textSearchConfigurations: index.textKeys.map((metadataKey) => ({ metadataKey, status: "ACTIVE" })),
+            },
+          },
+        });
       case "ListIndexes": {
         if ((body.maxResults ?? 0) > S3_VECTORS.listIndexesPage) refuse(operation, `maxResults ${body.maxResults}`);
         const names = [...indexes.keys()].filter((name) => name.startsWith(body.prefix ?? ""));
@@ -172,7 +184,11 @@ function s3VectorsServer(): Server {
       case "ListVectors": {
         if (!index) return notFound();
         if ((body.maxResults ?? 0) > S3_VECTORS.listVectorsPage) refuse(operation, `maxResults ${body.maxResults}`);
-        return answer(response, 200, { vectors: [...index.vectors.keys()].slice(0, body.maxResults ?? 500).map((key) => ({ key })) });
+        return answer(response, 200, {
+          vectors: [...index.vectors]
+            .slice(0, body.maxResults ?? 500)
+            .map(([key, vector]) => ({ key, ...(body.returnData ? { data: { float32: vector.data } } : {}), ...(body.returnMetadata ? { metadata: vector.metadata } : {}) })),
+        });
       }
       default:
         refuse(operation, "an operation the stub does not know");
@@ -280,6 +296,28 @@ describe("S3 Vectors calls, against a server speaking its API", () => {
     expect(matches.map((match) => [match.key, match.score])).toEqual([["doc_text#run_1#0", 2]]);
     expect(matches[0]).toMatchObject({ text: "The boiler in Oslo is inspected weekly", metadata: { documentId: "doc_text" } });
     expect(matches[0]!.metadata).not.toHaveProperty("text");
+  });
+
+  it("rebuilds an index from before full-text search so that text queries work in it, keeping its vectors", async () => {
+    const target = { ...partition, namespaceId: "ns_old" };
+    const { S3VectorsClient, CreateIndexCommand } = await import("@aws-sdk/client-s3vectors");
+    const raw = new S3VectorsClient({});
+    const indexName = (await import("../../functions/shared/vector-store/s3-vectors.ts")).partitionIndexName("ns_old", null);
+    await raw.send(new CreateIndexCommand({ vectorBucketName: "deploy-vectors", indexName, dataType: "float32", dimension: 1024, distanceMetric: "cosine", metadataConfiguration: { nonFilterableMetadataKeys: ["text"] } }));
+    const records: VectorRecord[] = Array.from({ length: 3 }, (_, index) => ({
+      key: `doc_old#run_1#${index}`,
+      vector: Float32Array.from({ length: 1024 }, () => 0.01 * (index + 1)),
+      text: index === 1 ? "the turbine in Quito" : "nothing here",
+      metadata: { documentId: "doc_old" },
+    }));
+    await store().upsert(target, records);
+    await expect(store().queryText(target, "turbine", { topK: 5 })).rejects.toThrow(/ENHANCED/);
+    const first = await store().upgradeIndexes();
+    expect(first.upgraded).toBeGreaterThanOrEqual(1);
+    expect((await store().queryText(target, "turbine", { topK: 5 })).map((match) => match.key)).toEqual(["doc_old#run_1#1"]);
+    expect((await store().getVectors(target, records.map((record) => record.key))).size).toBe(3);
+    const again = await store().upgradeIndexes();
+    expect(again.upgraded).toBe(0);
   });
 
   it("counts indexes for admission", async () => {

@@ -362,6 +362,81 @@ export class S3VectorsStore implements VectorStore {
     return deleted;
   }
 
+  /**
+   * Rebuilds every partition index that cannot answer full-text queries (created before they
+   * existed: not `ENHANCED`, or without the text field's configuration) as one that can, under the
+   * same name: its vectors are copied to a holding index `u-…`, the old index is deleted and
+   * created again with the current settings, and the vectors copied back. Safe to run again after a
+   * crash at any step (the holding index is the copy of record while it exists). Writes made to a
+   * partition while it is rebuilt can be lost: run it while ingestion is paused.
+   */
+  async upgradeIndexes(log: (line: string) => void = () => {}): Promise<{ upgraded: number; current: number }> {
+    const { sdk, client } = await this.connect();
+    const names: string[] = [];
+    for await (const page of this.indexNamePages()) names.push(...page);
+    let upgraded = 0;
+    let current = 0;
+    for (const name of names.filter((candidate) => candidate.startsWith("p-")).sort()) {
+      const holding = `u-${name.slice(2)}`;
+      const found = (await this.ignoringNotFound(() =>
+        this.retrying(() => client.send(withWireFields(new sdk.GetIndexCommand({ vectorBucketName: this.bucket, indexName: name }), {}))),
+      )) as (WireOutput & { index?: { dimension?: number } }) | undefined;
+      const described = found?.$wire?.index as { indexMode?: string; dimension?: number; metadataConfiguration?: { textSearchConfigurations?: { metadataKey?: string }[] } } | undefined;
+      const searchable = described?.metadataConfiguration?.textSearchConfigurations?.some((entry) => entry.metadataKey === TEXT_METADATA_KEY) ?? false;
+      if (described && described.indexMode === INDEX_MODE && searchable && !names.includes(holding)) {
+        current += 1;
+        continue;
+      }
+      const dimension = described?.dimension ?? found?.index?.dimension;
+      if (described && dimension) {
+        await this.createIndex(holding, dimension, "cosine", [...NON_FILTERABLE_METADATA_KEYS], "-", true);
+        const copied = await this.copyVectors(name, holding);
+        await this.retrying(() => client.send(new sdk.DeleteIndexCommand({ vectorBucketName: this.bucket, indexName: name })));
+        log(`${name}: ${copied} vectors held in ${holding}`);
+      }
+      // From here the holding index is the copy of record (also when resuming after a crash).
+      const held = (await this.ignoringNotFound(() => this.retrying(() => client.send(new sdk.GetIndexCommand({ vectorBucketName: this.bucket, indexName: holding })))))?.index;
+      if (!held?.dimension) continue;
+      await this.createIndex(name, held.dimension, "cosine", [...NON_FILTERABLE_METADATA_KEYS], "-", true);
+      const restored = await this.copyVectors(holding, name);
+      await this.retrying(() => client.send(new sdk.DeleteIndexCommand({ vectorBucketName: this.bucket, indexName: holding })));
+      log(`${name}: rebuilt for full-text search with ${restored} vectors`);
+      upgraded += 1;
+    }
+    this.indexCount = undefined;
+    return { upgraded, current };
+  }
+
+  /** Copies every vector (data and metadata) of one index into another; returns how many. */
+  private async copyVectors(from: string, to: string): Promise<number> {
+    const { sdk, client } = await this.connect();
+    let nextToken: string | undefined;
+    let copied = 0;
+    do {
+      const token = nextToken;
+      const page = await this.retrying(() =>
+        client.send(
+          new sdk.ListVectorsCommand({
+            vectorBucketName: this.bucket,
+            indexName: from,
+            // Pages small enough to write back in one PutVectors within its payload limit.
+            maxResults: 200,
+            returnData: true,
+            returnMetadata: true,
+            ...(token ? { nextToken: token } : {}),
+          }),
+        ),
+      );
+      const vectors: PutInputVector[] = (page.vectors ?? []).flatMap((vector) =>
+        vector.key && vector.data?.float32 ? [{ key: vector.key, data: { float32: vector.data.float32 }, metadata: vector.metadata }] : [],
+      );
+      if (vectors.length > 0) await this.retrying(() => client.send(new sdk.PutVectorsCommand({ vectorBucketName: this.bucket, indexName: to, vectors })));
+      copied += vectors.length;
+      nextToken = page.nextToken;
+    } while (nextToken);
+    return copied;
+  }
+
   private async *indexNamePages(): AsyncGenerator<string[]> {
     const { sdk, client } = await this.connect();
     let nextToken: string | undefined;
