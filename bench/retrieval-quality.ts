@@ -22,6 +22,7 @@ import { performance } from "node:perf_hooks";
 import { fileURLToPath } from "node:url";
 import { MAX_BATCH_ITEMS } from "../functions/shared/domain/ingest-job.ts";
 import { startLocalStack } from "../local/stack.ts";
+import { fuse } from "../functions/shared/workflows/search.ts";
 import { startRerankProviders } from "../test/support/rerank-providers.ts";
 import { argument, numberArgument, benchApi, createNamespace, generateProse, isEntryPoint, newOrganizationKey, saveResults, seededRandom, waitForJobs } from "./support.ts";
 
@@ -130,23 +131,17 @@ function rrf(semantic: Listed, keyword: Listed): Listed {
   return [...fused.values()].sort((a, b) => b.score - a.score);
 }
 
-/** The relative-score fusion of workflows/search.ts, on the lists as the API scored them. */
+/** The relative-score fusion of workflows/search.ts (`fuse`), on the lists as the API scored them. */
 function relative(semantic: Listed, keyword: Listed, weight: number): Listed {
-  const fused = new Map<string, { id: string; score: number; text: string }>();
-  for (const [list, share] of [[semantic, weight], [keyword, 1 - weight]] as const) {
-    if (list.length === 0) continue;
-    const high = Math.max(...list.map((entry) => entry.score));
-    const low = Math.min(...list.map((entry) => entry.score));
-    for (const entry of list) {
-      const found = fused.get(entry.id) ?? { ...entry, score: 0 };
-      found.score += share * (high > low ? (entry.score - low) / (high - low) : 1);
-      fused.set(entry.id, found);
-    }
-  }
-  return [...fused.values()].sort((a, b) => b.score - a.score || (a.id < b.id ? -1 : 1));
+  const wire = (list: Listed) =>
+    list.map((entry) => {
+      const [documentId, sequence] = entry.id.split("#");
+      return { documentId: documentId!, runId: "", sequence: Number(sequence), text: entry.text, metadata: {}, score: entry.score };
+    });
+  return fuse(wire(semantic), wire(keyword), weight).map((candidate) => ({ id: `${candidate.documentId}#${candidate.sequence}`, score: candidate.score, text: candidate.text }));
 }
 
-const FUSION_WEIGHTS = [0.1, 0.2, 0.3, 0.5, 0.7];
+const FUSION_WEIGHTS = [0, 0.05, 0.1, 0.2, 0.3, 0.5];
 
 function markdownTable(rows: readonly QualityRow[]): string {
   const lines = ["| mode | phrasing | queries | recall@10 | MRR@10 |", "|---|---|---:|---:|---:|"];

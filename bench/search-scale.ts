@@ -23,6 +23,7 @@ import { EmbeddedVectorStore } from "../functions/shared/vector-store/embedded.t
 import type { VectorMatch, VectorRecord } from "../functions/shared/vector-store/types.ts";
 import type { VectorPartition } from "../functions/shared/domain/partitions.ts";
 import { fuse } from "../functions/shared/workflows/search.ts";
+import { EMBEDDING_PROVIDERS } from "../functions/shared/embedding/registry.ts";
 import { STOP_WORDS } from "../functions/shared/text/analyser.ts";
 import { argument, isEntryPoint, numberArgument, saveResults, seededRandom, summarize, type LatencySummary } from "./support.ts";
 
@@ -31,8 +32,8 @@ const DIMENSION = 384;
 const TOP_K = 10;
 /** The pool search.ts asks each list for at topK 10. */
 const POOL = 20;
-/** The LOCAL embedder's default hybrid weight (embedding/registry.ts). */
-const SEMANTIC_WEIGHT = 0.2;
+/** The LOCAL embedder's default hybrid weight. */
+const SEMANTIC_WEIGHT = EMBEDDING_PROVIDERS.LOCAL.hybridSemanticWeight;
 const VOCABULARY_SIZE = 30_000;
 const MODES = ["semantic", "keyword", "hybrid"] as const;
 type Mode = (typeof MODES)[number];

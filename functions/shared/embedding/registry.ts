@@ -56,8 +56,10 @@ export const EMBEDDING_PROVIDERS = {
     models: { "local-hash-384": 384 },
     settings: {},
     module: "local-hash",
-    // Hashed words match what keyword search matches, and little else: BM25 should lead.
-    hybridSemanticWeight: 0.2,
+    // Hashed words know what BM25 knows and less (no paraphrase): every weight above 0 measured
+    // worse than keyword alone (bench/retrieval-quality.ts), so BM25 ranks and similarity only
+    // orders its ties and the chunks without a query word.
+    hybridSemanticWeight: 0,
   },
   BEDROCK: {
     label: "Amazon Bedrock",

@@ -116,31 +116,35 @@ async function currentRuns(candidates: Candidate[], namespaceId: string, tenantI
 }
 
 /**
- * Relative score fusion: each list's scores scaled to 0–1 by its own best and worst (min-max), then
+ * Relative score fusion: each list's scores scaled to 0–1, keyword BM25 by its best score (BM25
+ * has a natural zero: no query word) and semantic similarity by its best and worst (min-max), then
  * weighted, `semanticWeight` for the semantic list and the rest for keyword; a chunk missing from a
- * list gets 0 from it. Unlike rank fusion (RRF, what S3 Vectors' own hybrid query does), a list whose
- * scores say "one clear winner" keeps that margin, so hybrid does not lose the better list's first
- * hit to middling agreement (bench/retrieval-quality.ts measures both).
+ * list gets 0 from it. Ties (all of them when the weight is 0) go to the more similar chunk, so
+ * chunks without a query word still follow, in semantic order. Unlike rank fusion (RRF, what S3
+ * Vectors' own hybrid query does), a list whose scores say "one clear winner" keeps that margin:
+ * bench/retrieval-quality.ts measures both, and the weights, per embedder.
  */
 export function fuse(semantic: Candidate[], keyword: Candidate[], semanticWeight: number): Candidate[] {
-  const fused = new Map<string, Candidate>();
-  const add = (list: Candidate[], weight: number) => {
+  const fused = new Map<string, { candidate: Candidate; similarity: number }>();
+  const add = (list: Candidate[], weight: number, similarity: boolean) => {
     if (list.length === 0) return;
     let high = Number.NEGATIVE_INFINITY;
     let low = Number.POSITIVE_INFINITY;
     for (const candidate of list) (high = Math.max(high, candidate.score)), (low = Math.min(low, candidate.score));
+    if (!similarity) low = Math.min(low, 0);
     const span = high - low;
     for (const candidate of list) {
-      const contribution = weight * (span > 0 ? (candidate.score - low) / span : 1);
+      const scaled = span > 0 ? (candidate.score - low) / span : 1;
       const key = chunkId(candidate.documentId, candidate.sequence);
-      const existing = fused.get(key);
-      if (existing) existing.score += contribution;
-      else fused.set(key, { ...candidate, score: contribution });
+      let entry = fused.get(key);
+      if (!entry) fused.set(key, (entry = { candidate: { ...candidate, score: 0 }, similarity: 0 }));
+      entry.candidate.score += weight * scaled;
+      if (similarity) entry.similarity = scaled;
     }
   };
-  add(semantic, semanticWeight);
-  add(keyword, 1 - semanticWeight);
+  add(semantic, semanticWeight, true);
+  add(keyword, 1 - semanticWeight, false);
   return [...fused.values()]
-    .map((candidate) => ({ ...candidate, score: Math.min(1, Math.max(0, candidate.score)) }))
-    .sort((a, b) => b.score - a.score || (chunkId(a.documentId, a.sequence) < chunkId(b.documentId, b.sequence) ? -1 : 1));
+    .sort((a, b) => b.candidate.score - a.candidate.score || b.similarity - a.similarity || (chunkId(a.candidate.documentId, a.candidate.sequence) < chunkId(b.candidate.documentId, b.candidate.sequence) ? -1 : 1))
+    .map(({ candidate }) => ({ ...candidate, score: Math.min(1, Math.max(0, candidate.score)) }));
 }
