@@ -116,14 +116,15 @@ async function currentRuns(candidates: Candidate[], namespaceId: string, tenantI
 }
 
 /**
- * Relative score fusion: each list's scores scaled to 0–1, keyword BM25 by its best score (BM25
- * has a natural zero: no query word) and semantic similarity by its best and worst (min-max), then
- * weighted, `semanticWeight` for the semantic list and the rest for keyword; a chunk missing from a
- * list gets 0 from it. Ties (all of them when the weight is 0) go to the more similar chunk, so
- * chunks without a query word still follow, in semantic order. Unlike rank fusion (RRF, what S3
+ * Relative score fusion: each list's scores scaled to 0–1 by its own best and worst (min-max, with
+ * a floor of 1% so a chunk in a list always gets more from it than one missing from it), then
+ * weighted, `semanticWeight` for the semantic list and the rest for keyword. Ties (the chunks only
+ * one list found, at weight 0 or 1) go to the more similar chunk. Unlike rank fusion (RRF, what S3
  * Vectors' own hybrid query does), a list whose scores say "one clear winner" keeps that margin:
  * bench/retrieval-quality.ts measures both, and the weights, per embedder.
  */
+const LIST_FLOOR = 0.01;
+
 export function fuse(semantic: Candidate[], keyword: Candidate[], semanticWeight: number): Candidate[] {
   const fused = new Map<string, { candidate: Candidate; similarity: number }>();
   const add = (list: Candidate[], weight: number, similarity: boolean) => {
@@ -131,10 +132,9 @@ export function fuse(semantic: Candidate[], keyword: Candidate[], semanticWeight
     let high = Number.NEGATIVE_INFINITY;
     let low = Number.POSITIVE_INFINITY;
     for (const candidate of list) (high = Math.max(high, candidate.score)), (low = Math.min(low, candidate.score));
-    if (!similarity) low = Math.min(low, 0);
     const span = high - low;
     for (const candidate of list) {
-      const scaled = span > 0 ? (candidate.score - low) / span : 1;
+      const scaled = span > 0 ? LIST_FLOOR + (1 - LIST_FLOOR) * ((candidate.score - low) / span) : 1;
       const key = chunkId(candidate.documentId, candidate.sequence);
       let entry = fused.get(key);
       if (!entry) fused.set(key, (entry = { candidate: { ...candidate, score: 0 }, similarity: 0 }));
