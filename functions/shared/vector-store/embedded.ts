@@ -67,14 +67,40 @@ const TEXT_INDEX_OPTIONS = {
 const COMMON_TERM_SHARE = 0.05;
 const COMMON_TERM_MIN_CHUNKS = 2_000;
 
-/**
- * How many chunks hold `term` (deleted ones MiniSearch has not vacuumed yet included), from
- * MiniSearch 7.2's postings (`_index`: term → field id → chunk → frequency), which it does not
- * expose otherwise; the version is pinned, and embedded-text-search.test.ts covers the path.
- */
+/** MiniSearch 7.2's internals this store reads (the version is pinned; embedded-text-search.test.ts covers them). */
+interface MiniSearchInternals {
+  /** term → field id → chunk's short id → term frequency; deleted chunks linger until vacuumed. */
+  _index: { get(term: string): Map<number, Map<number, number>> | undefined };
+  _idToShortId: Map<string, number>;
+  _fieldLength: Map<number, number[]>;
+  _avgFieldLength: number[];
+}
+
+const internals = (index: MiniSearch<TextDocument>) => index as unknown as MiniSearchInternals;
+
+/** How many chunks hold `term` (as MiniSearch counts it for BM25's idf). */
 function documentFrequency(index: MiniSearch<TextDocument>, term: string): number {
-  const postings = (index as unknown as { _index: { get(term: string): Map<number, Map<number, number>> | undefined } })._index.get(term);
-  return postings?.get(0)?.size ?? 0;
+  return internals(index)._index.get(term)?.get(0)?.size ?? 0;
+}
+
+/** What `terms` add to one chunk's BM25 sum, by MiniSearch's own formula and statistics, and how many it holds. */
+function commonTermsScore(index: MiniSearch<TextDocument>, key: string, terms: string[]): { score: number; matched: number } {
+  const inner = internals(index);
+  const shortId = inner._idToShortId.get(key);
+  if (shortId === undefined) return { score: 0, matched: 0 };
+  const length = inner._fieldLength.get(shortId)?.[0] ?? 0;
+  const normalised = BM25.k * (1 - BM25.b + (BM25.b * length) / inner._avgFieldLength[0]!);
+  let score = 0;
+  let matched = 0;
+  for (const term of terms) {
+    const postings = inner._index.get(term)?.get(0);
+    const frequency = postings?.get(shortId);
+    if (!postings || !frequency) continue;
+    const idf = Math.log(1 + (index.documentCount - postings.size + 0.5) / (postings.size + 0.5));
+    score += idf * (BM25.d + (frequency * (BM25.k + 1)) / (frequency + normalised));
+    matched += 1;
+  }
+  return { score, matched };
 }
 
 function newTextIndex(): MiniSearch<TextDocument> {
@@ -288,12 +314,12 @@ export class EmbeddedVectorStore implements VectorStore {
 
   /**
    * BM25 over the partition's chunk texts, each distinct query term once. A term in more than
-   * `COMMON_TERM_SHARE` of a large partition's chunks ("the", "data") has a low weight and a posting
-   * list as long as the partition, so, as with a search engine's common-terms query, such terms only
-   * add their scores to chunks that hold one of the query's rarer terms: those are found first from
-   * the short postings, then scored with every term. The partition's common postings are walked
-   * without building a result per entry. When that leaves fewer than k matches (after the filter),
-   * or every term is common, all chunks with any term are scored.
+   * `COMMON_TERM_SHARE` of a large partition's chunks ("the", "data") weighs little and has a
+   * posting list as long as the partition, so, as in a search engine's common-terms query, chunks are
+   * found by the query's rarer terms (MiniSearch's BM25 over their short postings) and the common
+   * terms then add their BM25 to those chunks only, looked up chunk by chunk. A query of common terms
+   * only is found by the rarest of them. When that leaves fewer than k matches (after the filter),
+   * every chunk with any query term is scored.
    */
   queryTextSync(partition: VectorPartition, text: string, options: VectorQueryOptions): VectorMatch[] {
     const target = this.partitionFor(partition, false);
@@ -305,10 +331,19 @@ export class EmbeddedVectorStore implements VectorStore {
     const asTerms = { tokenize: (term: string) => [term] };
     const query = (subset: string[]) => ({ combineWith: "OR" as const, queries: subset });
     const cutoff = Math.max(COMMON_TERM_MIN_CHUNKS, index.documentCount * COMMON_TERM_SHARE);
-    const rare = terms.filter((term) => documentFrequency(index, term) <= cutoff);
-    if (rare.length > 0 && rare.length < terms.length) {
-      const holders = new Set(index.search(query(rare), asTerms).map((result) => result.id as string));
-      const best = this.bestTextMatches(target, index.search(query(terms), { ...asTerms, boostDocument: (id: string) => (holders.has(id) ? 1 : 0) }), k, options);
+    const frequencies = new Map(terms.map((term) => [term, documentFrequency(index, term)] as const));
+    const common = terms.filter((term) => frequencies.get(term)! > cutoff);
+    if (common.length > 0) {
+      let anchors = terms.filter((term) => frequencies.get(term)! <= cutoff);
+      if (anchors.length === 0) anchors = [common.reduce((rarest, term) => (frequencies.get(term)! < frequencies.get(rarest)! ? term : rarest))];
+      const others = terms.filter((term) => !anchors.includes(term));
+      const found = index.search(query(anchors), asTerms);
+      for (const result of found) {
+        // MiniSearch's score is the BM25 sum times the number of query terms the chunk holds.
+        const added = commonTermsScore(index, result.id as string, others);
+        result.score = (result.score / result.terms.length + added.score) * (result.terms.length + added.matched);
+      }
+      const best = this.bestTextMatches(target, found, k, options);
       if (best.length === k) return best;
     }
     return this.bestTextMatches(target, index.search(query(terms), asTerms), k, options);
