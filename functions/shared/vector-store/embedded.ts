@@ -107,7 +107,8 @@ function newTextIndex(): MiniSearch<TextDocument> {
   return new MiniSearch<TextDocument>(TEXT_INDEX_OPTIONS);
 }
 
-const INITIAL_CAPACITY = 64;
+// Small: a store may hold many small partitions (one per tenant); growth doubles.
+const INITIAL_CAPACITY = 8;
 const LIST_PAGE_SIZE = 1000;
 const FILE_MAGIC = "KISVEC02";
 /** Snapshots from before full-text search: their text indexes are rebuilt from the texts on load. */
