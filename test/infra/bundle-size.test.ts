@@ -30,11 +30,17 @@ import { type BuiltBundle, buildBundles, functionEntries, MAX_BUNDLE_BYTES } fro
  * Raised again (issue 23): the ingest worker's chunker repeats table headers in the chunks that
  * continue a table, the worker names a file's detected type (file-type itself loads on first use)
  * and joins page ranges by the paragraph rule (paragraph-rules.ts), about 1.5 KB.
+ *
+ * Raised again (issue 22): S3 Vectors' full-text search fields on the wire (s3-vectors-wire.ts), the
+ * hashed slot buckets (no tenant ceiling) and the upgrade that moves and rebuilds older indexes,
+ * about 5 KB in every function that reaches the store; Search and the ingest worker dropped the
+ * segment keyword index and stay within theirs. (The operator-only upgrade could move to a module
+ * of its own to win 2–3 KB back.)
  */
 const OVER_TARGET: Record<string, number> = {
   CreateUploadUrl: 460_000,
   CreateUploadUrls: 460_000,
-  CreateIngestJob: 545_000,
+  CreateIngestJob: 552_000,
   ListIngestJobs: 470_000,
   GetIngestJob: 460_000,
   DeleteIngestJob: 500_000,
@@ -52,8 +58,8 @@ const OVER_TARGET: Record<string, number> = {
   // The SES v2 client for sign-in links (loaded on the first link sent).
   HostedSignIn: 434_000,
   IngestWorker: 654_000,
-  DeleteWorker: 537_000,
-  Reconciler: 537_000,
+  DeleteWorker: 544_000,
+  Reconciler: 543_000,
 };
 
 const kb = (bytes: number) => `${(bytes / 1000).toFixed(1)} KB`;

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type VectorPartition } from "../../functions/shared/domain/partitions.ts";
 import { embedderFor } from "../../functions/shared/embedding/index.ts";
 import { type SdkCall, setSdkCallObserver } from "../../functions/shared/platform/sdk-observer.ts";
-import { S3VectorsStore } from "../../functions/shared/vector-store/s3-vectors.ts";
+import { partitionIndexName, S3VectorsStore } from "../../functions/shared/vector-store/s3-vectors.ts";
 import type { VectorOperation } from "../../functions/shared/vector-store/registry.ts";
 import type { VectorRecord } from "../../functions/shared/vector-store/types.ts";
 import { HTTP_FUNCTIONS } from "../../lib/routes.ts";
@@ -36,6 +36,8 @@ const S3_VECTORS = {
   listVectorsPage: 1000,
   listIndexesPage: 500,
   requestBytes: 20 * 1024 * 1024,
+  bucketName: /^[a-z0-9][a-z0-9-]{1,61}[a-z0-9]$/,
+  indexesPerBucket: 10_000,
   // "Configuring full-text search", TextSearchConfiguration, QueryVectors: full-text fields per
   // index, their key length and analyzers, and that text queries need an ENHANCED index whose
   // configuration names the key queried.
@@ -63,13 +65,30 @@ const restoreEnv: Record<string, string | undefined> = {};
 
 /** S3 Vectors' REST-JSON API over an in-memory bucket, refusing what the service refuses. */
 function s3VectorsServer(): Server {
-  const indexes = new Map<string, StubIndex>();
+  // The stack's bucket exists; slot buckets only once created.
+  const buckets = new Map<string, Map<string, StubIndex>>([
+    ["deploy-vectors", new Map()],
+    ["slots-vectors", new Map()],
+  ]);
   const refuse = (operation: string, message: string) => violations.push(`S3 Vectors ${operation}: ${message}`);
   return createServer(async (request, response) => {
     const { raw, body } = await readJson(request);
     const operation = (request.url ?? "").replace(/^\//, "").split("?")[0]!;
     if (raw.length > S3_VECTORS.requestBytes) refuse(operation, `request of ${raw.length} bytes`);
     if (body.indexName !== undefined && !S3_VECTORS.indexName.test(body.indexName)) refuse(operation, `index name ${body.indexName}`);
+    if (body.vectorBucketName !== undefined && !S3_VECTORS.bucketName.test(body.vectorBucketName)) refuse(operation, `bucket name ${body.vectorBucketName}`);
+    if (operation === "CreateVectorBucket") {
+      if (buckets.has(body.vectorBucketName)) return answer(response, 409, { message: "bucket exists" }, "ConflictException");
+      buckets.set(body.vectorBucketName, new Map());
+      return answer(response, 200, {});
+    }
+    const indexes = buckets.get(body.vectorBucketName);
+    if (!indexes) return answer(response, 404, { message: "The specified vector bucket could not be found" }, "NotFoundException");
+    if (operation === "DeleteVectorBucket") {
+      if (indexes.size > 0) return answer(response, 409, { message: "bucket not empty" }, "ConflictException");
+      buckets.delete(body.vectorBucketName);
+      return answer(response, 200, {});
+    }
     const index = indexes.get(body.indexName);
     const notFound = () => answer(response, 404, { message: "The specified index could not be found" }, "NotFoundException");
     switch (operation) {
@@ -85,6 +104,7 @@ function s3VectorsServer(): Server {
           if (configuration.language !== undefined && !(S3_VECTORS.textSearchLanguages as readonly string[]).includes(configuration.language)) refuse(operation, `analyzer ${configuration.language}`);
         }
         if (index) return answer(response, 409, { message: "exists" }, "ConflictException");
+        if (indexes.size >= S3_VECTORS.indexesPerBucket) return answer(response, 402, { message: "index quota" }, "ServiceQuotaExceededException");
         indexes.set(body.indexName, {
           dimension: body.dimension,
           nonFilterable,
@@ -318,6 +338,38 @@ describe("S3 Vectors calls, against a server speaking its API", () => {
     expect((await store().getVectors(target, records.map((record) => record.key))).size).toBe(3);
     const again = await store().upgradeIndexes();
     expect(again.upgraded).toBe(0);
+  });
+
+  it("spreads partitions over slot buckets it creates as needed, each tenant still on its own, and finds indexes from before slots", async () => {
+    // A stack bucket of its own: upgrading moves every index of the bucket to its slot.
+    const slotted = () => new S3VectorsStore({ vectorBucketName: "slots-vectors", bucketSlots: 8, retryBaseDelayMs: 1, maxRetryDelayMs: 5 });
+    const unslotted = () => new S3VectorsStore({ vectorBucketName: "slots-vectors", retryBaseDelayMs: 1, maxRetryDelayMs: 5 });
+    const tenants = Array.from({ length: 24 }, (_, index) => `tenant-${index}`);
+    const of = (tenantId: string | null) => ({ namespaceId: "ns_slots", tenantId, dimension: 4 }) as VectorPartition;
+    const vector = (index: number) => Float32Array.from([1, index + 1, 0.5, 0.25]);
+    // One partition written before slots, in the stack's bucket.
+    await unslotted().upsert(of(null), [{ key: "doc_legacy#run_1#0", vector: vector(0), text: "legacy turbine", metadata: { documentId: "doc_legacy" } }]);
+    const commands = await expectGranted(functionsDeclaring((access) => access.vectors?.includes("write") ?? false), "s3vectors", async () => {
+      for (const [index, tenantId] of tenants.entries()) {
+        await slotted().upsert(of(tenantId), [{ key: `doc_${index}#run_1#0`, vector: vector(index), text: `turbine of ${tenantId}`, metadata: { documentId: `doc_${index}` } }]);
+      }
+    });
+    expect(commands).toContain("CreateVectorBucket");
+    const buckets = new Set(tenants.map((tenantId) => slotted().bucketOf(partitionIndexName("ns_slots", tenantId))));
+    expect(buckets.size).toBeGreaterThan(3);
+    for (const [index, tenantId] of tenants.entries()) {
+      expect((await slotted().query(of(tenantId), vector(index), { topK: 10 })).map((match) => match.key)).toEqual([`doc_${index}#run_1#0`]);
+      expect((await slotted().queryText(of(tenantId), "turbine", { topK: 10 })).map((match) => match.key)).toEqual([`doc_${index}#run_1#0`]);
+    }
+    // The legacy partition answers from the stack's bucket until upgrade moves it to its slot.
+    expect((await slotted().queryText(of(null), "turbine", { topK: 10 })).map((match) => match.key)).toEqual(["doc_legacy#run_1#0"]);
+    expect((await slotted().listPartitions("ns_slots")).length).toBe(25);
+    await slotted().upgradeIndexes();
+    expect((await slotted().queryText(of(null), "turbine", { topK: 10 })).map((match) => match.key)).toEqual(["doc_legacy#run_1#0"]);
+    expect((await slotted().listPartitions("ns_slots")).length).toBe(25);
+    expect(await slotted().countIndexes({ fresh: true, partition: of("tenant-0") })).toBeGreaterThan(0);
+    for (const tenantId of [null, ...tenants]) await slotted().dropPartition(of(tenantId));
+    expect(await slotted().listPartitions("ns_slots")).toEqual([]);
   });
 
   it("counts indexes for admission", async () => {

@@ -60,10 +60,12 @@ export interface VectorStore {
    */
   listAllPartitions?(): Promise<VectorPartition[]>;
   /**
-   * Vector indexes in the store's bucket: one per partition plus one registry per namespace, as in
-   * S3 Vectors (the embedded store counts the same way). May be up to a minute old unless `fresh`.
+   * Vector indexes in the store's bucket (with `partition`, in the bucket that partition's index
+   * lives in, where S3 Vectors' per-bucket quota applies): one per partition plus one registry per
+   * namespace, as in S3 Vectors (the embedded store, one bucket, counts the same way). May be up to a
+   * minute old unless `fresh`.
    */
-  countIndexes(options?: { fresh?: boolean }): Promise<number>;
+  countIndexes(options?: { fresh?: boolean; partition?: Pick<VectorPartition, "namespaceId" | "tenantId"> }): Promise<number>;
   /** Indexes the first write to `partition` would create: 0, 1 (its own) or 2 (and its namespace's registry). */
   indexesNeededFor(partition: Pick<VectorPartition, "namespaceId" | "tenantId">): Promise<number>;
 }
