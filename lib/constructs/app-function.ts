@@ -55,6 +55,11 @@ const QUEUE_URL_ENV: Record<QueueName, string> = {
 
 /** The deployed vector store; its registry row lists the actions of each operation. */
 const DEPLOYED_VECTOR_STORE = VECTOR_STORES.s3vectors;
+/**
+ * Vector buckets partitions are hashed over: 128 × S3 Vectors' 10,000 indexes per bucket, so no
+ * tenant count is a ceiling in practice (vector-store/s3-vectors.ts).
+ */
+export const VECTOR_BUCKET_SLOTS = 128;
 
 /** The wildcard actions in CDK's bucket grants, by the access level that calls each grant. */
 const BUCKET_WILDCARD_ACTIONS: Record<NonNullable<FunctionAccess["bucket"]>, string[]> = {
@@ -221,16 +226,22 @@ export class AppFunction extends Construct {
     if (access.vectors && access.vectors.length > 0) {
       const bucketArn = vectorBucket.attrVectorBucketArn;
       const indexes = `${bucketArn}/index/*`;
+      // The slot buckets (`<bucket>-<n>`) the service creates as partitions need them (s3-vectors.ts).
+      const slotBuckets = `${bucketArn}-*`;
+      const slotIndexes = `${bucketArn}-*/index/*`;
       const actions = [...new Set(access.vectors.flatMap((operation) => DEPLOYED_VECTOR_STORE.iamActions[operation]))].sort();
-      this.fn.addToRolePolicy(new PolicyStatement({ actions, resources: [bucketArn, indexes] }));
-      acknowledgeWildcardResource(
-        this,
-        indexes,
-        "Vector indexes are created at run time, one per namespace; access is limited to the service's one vector bucket.",
-      );
+      this.fn.addToRolePolicy(new PolicyStatement({ actions, resources: [bucketArn, indexes, slotBuckets, slotIndexes] }));
+      for (const resource of [indexes, slotBuckets, slotIndexes]) {
+        acknowledgeWildcardResource(
+          this,
+          resource,
+          "Vector indexes (one per namespace and tenant) and the buckets of their hashed slots are created at run time; access is limited to the service's vector bucket and the buckets named after it.",
+        );
+      }
       // The vector bucket's ARN ends in `bucket/<name>`; the S3 Vectors API addresses it by name.
       this.addEnvironment(ENV.vectorBucketName, Fn.select(1, Fn.split("/", bucketArn)));
       this.addEnvironment(ENV.vectorStoreBackend, "s3vectors");
+      this.addEnvironment(ENV.vectorBucketSlots, String(VECTOR_BUCKET_SLOTS));
     }
 
     if (access.embeds) {

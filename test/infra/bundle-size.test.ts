@@ -41,11 +41,16 @@ import { type BuiltBundle, buildBundles, functionEntries, MAX_BUNDLE_BYTES } fro
  * hosting schema learned `chatMode`. Mcp carries the official MCP SDK, which builds its protocol
  * schemas with classic zod and validates with ajv (about 330 KB), plus what Search, the documents
  * routes and CreateIngestJob carry: its tools are theirs. HostedMcp carries the same SDK.
+ * Raised again (issue 22): S3 Vectors' full-text search fields on the wire (s3-vectors-wire.ts), the
+ * hashed slot buckets (no tenant ceiling) and the upgrade that moves and rebuilds older indexes,
+ * about 5 KB in every function that reaches the store; Search and the ingest worker dropped the
+ * segment keyword index and stay within theirs. (The operator-only upgrade could move to a module
+ * of its own to win 2–3 KB back.)
  */
 const OVER_TARGET: Record<string, number> = {
   CreateUploadUrl: 460_000,
   CreateUploadUrls: 460_000,
-  CreateIngestJob: 545_000,
+  CreateIngestJob: 552_000,
   ListIngestJobs: 470_000,
   GetIngestJob: 460_000,
   DeleteIngestJob: 500_000,
@@ -67,10 +72,10 @@ const OVER_TARGET: Record<string, number> = {
   HostedMcp: 1_005_000,
   // The text formats' converters (formats/) at start-up; every document format handed to an extraction thread.
   IngestWorker: 659_000,
-  DeleteWorker: 537_000,
+  DeleteWorker: 544_000,
   // The SQS batch worker and the SES v2 client for sign-in links (loaded on the first link sent).
   MailWorker: 440_000,
-  Reconciler: 537_000,
+  Reconciler: 543_000,
 };
 
 const kb = (bytes: number) => `${(bytes / 1000).toFixed(1)} KB`;

@@ -423,6 +423,8 @@ describe("functions", () => {
         expect(env[ENV.downloadUrlTtlSeconds]).toBe("3600");
       }
       if (access.vectors) expect(env[ENV.vectorStoreBackend]).toBe("s3vectors");
+      // 128 buckets of 10,000 indexes: no tenant ceiling in practice.
+      if (access.vectors) expect(env[ENV.vectorBucketSlots], id).toBe("128");
     }
   });
 
@@ -607,15 +609,19 @@ describe("least privilege", () => {
     expect(subjects(built.stack).filter((subject) => subject.access.chats).map((subject) => subject.id)).toEqual(["Chat", "HostedChat"]);
   });
 
-  it("scopes vector access to the service's vector bucket and its indexes", () => {
+  it("scopes vector access to the service's vector bucket, the slot buckets named after it, and their indexes", () => {
     const built = dev();
     const vectorBucketArn = getAtt("VectorBucket", "VectorBucketArn");
     for (const { id, fn, access } of subjects(built.stack).filter((subject) => subject.access.vectors)) {
       const statement = grantsOf(built, fn).statements.find((s) => [s.Action].flat().some((action) => action.startsWith("s3vectors:")));
-      expect(statement?.Resource, `${id} ${access.vectors}`).toEqual([
+      const expected = [
         vectorBucketArn,
         { "Fn::Join": ["", [vectorBucketArn, "/index/*"]] },
-      ]);
+        { "Fn::Join": ["", [vectorBucketArn, "-*"]] },
+        { "Fn::Join": ["", [vectorBucketArn, "-*/index/*"]] },
+      ];
+      expect(statement?.Resource, `${id} ${access.vectors}`).toEqual(expect.arrayContaining(expected));
+      expect(statement?.Resource, `${id} ${access.vectors}`).toHaveLength(expected.length);
     }
   });
 

@@ -12,6 +12,7 @@ export const ENV = {
   defaultEmbeddingProvider: "DEFAULT_EMBEDDING_PROVIDER",
   vectorStoreBackend: "VECTOR_STORE_BACKEND",
   vectorBucketName: "VECTOR_BUCKET_NAME",
+  vectorBucketSlots: "VECTOR_BUCKET_SLOTS",
   uploadUrlTtlSeconds: "UPLOAD_URL_TTL_SECONDS",
   downloadUrlTtlSeconds: "DOWNLOAD_URL_TTL_SECONDS",
   maxUploadBytes: "MAX_UPLOAD_BYTES",

@@ -67,6 +67,8 @@ export const config = {
   emailOutboxDir: () => required(ENV.emailOutboxDir),
   vectorStoreBackend: () => process.env[ENV.vectorStoreBackend] ?? "embedded",
   vectorBucketName: () => required(ENV.vectorBucketName),
+  /** Vector buckets the partitions are hashed over (vector-store/s3-vectors.ts); 1: the stack's bucket only. */
+  vectorBucketSlots: () => positiveInt(ENV.vectorBucketSlots, 1),
   uploadUrlTtlSeconds: () => positiveInt(ENV.uploadUrlTtlSeconds, 3600),
   downloadUrlTtlSeconds: () => positiveInt(ENV.downloadUrlTtlSeconds, 3600),
   /** One upload limit for every format, replacing the registry's per-format limits; unset: the registry decides. */

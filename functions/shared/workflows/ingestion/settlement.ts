@@ -7,7 +7,7 @@ import { transition } from "../../db/transitions.ts";
 import { type DocumentRecord, type VectorGeneration } from "../../domain/document.ts";
 import { DELETION_STATUSES, FINAL_STATUSES, QUEUED_STATUSES, type Status } from "../../domain/statuses.ts";
 import { deleteObjects, deletePrefix } from "../../storage/objects.ts";
-import { chunksKey, keywordSegmentKey, stagingRunPrefix } from "../../storage/object-keys.ts";
+import { chunksKey, stagingRunPrefix } from "../../storage/object-keys.ts";
 import { vectorStore } from "../../vector-store/index.ts";
 import { vectorKeysOf } from "../../domain/chunks.ts";
 import { partitionOf } from "../../domain/partitions.ts";
@@ -53,7 +53,6 @@ export async function afterSettled(document: DocumentRecord): Promise<void> {
   if (document.retiredGeneration && namespace) {
     const retired = document.retiredGeneration;
     await (await vectorStore()).deleteKeys(partitionOf(document, namespace), vectorKeysOf(document.id, retired.runId, retired.totalChunks));
-    await deleteObjects([keywordSegmentKey(document.namespaceId, document.tenantId, document.id, retired.runId)]);
     await transition(documentTarget(document), {
       to: document.status,
       from: [document.status],
@@ -94,7 +93,7 @@ export async function failDocument(documentId: string, runId: string, reason: st
   const namespace = await getNamespace(document.namespaceId);
   if (namespace && partial) await (await vectorStore()).deleteKeys(partitionOf(document, namespace), vectorKeysOf(documentId, runId, partial.totalChunks));
   // The run may have published its files before it failed (a crash after publishing, on every try).
-  await deleteObjects([chunksKey(document.namespaceId, documentId), keywordSegmentKey(document.namespaceId, document.tenantId, documentId, runId)]);
+  await deleteObjects([chunksKey(document.namespaceId, documentId)]);
   const settledDocument = await getDocument(documentId);
   if (settledDocument) await afterSettled(settledDocument);
 }
