@@ -63,6 +63,8 @@ export interface OpenAiChatServer {
   baseUrl: string;
   requests: ChatServerRequest[];
   violations: string[];
+  /** Content deltas written so far, over every answer: a client compares it with what it has received. */
+  readonly deltasWritten: number;
   /** The next `times` chat requests meet `fault` (queued after faults already pending). */
   failNext(fault: ChatServerFault, times?: number): void;
   close(): Promise<void>;
@@ -192,7 +194,7 @@ function composeAnswer(body: Record<string, any>, answerOf: (body: Record<string
 
 let completionCounter = 0;
 
-async function streamAnswer(response: ServerResponse, body: Record<string, any>, answer: Answer, delayMs: number, fault: ChatServerFault | undefined): Promise<void> {
+async function streamAnswer(response: ServerResponse, body: Record<string, any>, answer: Answer, delayMs: number, fault: ChatServerFault | undefined, written: { deltas: number }): Promise<void> {
   const id = `chatcmpl-${++completionCounter}`;
   const created = Math.floor(Date.now() / 1000);
   const includeUsage = body.stream_options?.include_usage === true;
@@ -215,6 +217,7 @@ async function streamAnswer(response: ServerResponse, body: Record<string, any>,
     await sleep(delayMs);
     if (response.destroyed) return;
     await send(chunk({ content: text }, null));
+    written.deltas += 1;
   }
   if (fault && "cutAfterDeltas" in fault) return void response.socket?.destroy();
   if (fault && "endAfterDeltas" in fault) return void response.end();
@@ -289,6 +292,7 @@ export async function startOpenAiChatServer(options: OpenAiChatServerOptions = {
   const faults: ChatServerFault[] = [];
   const answerOf = options.answer ?? ((body: Record<string, any>) => sourceQuotingAnswer(body.messages));
   const delayMs = options.deltaDelayMs ?? 5;
+  const written = { deltas: 0 };
 
   const server: Server = createServer(async (request, response) => {
     const path = (request.url ?? "").split("?")[0]!;
@@ -332,13 +336,16 @@ export async function startOpenAiChatServer(options: OpenAiChatServerOptions = {
     }
     const answer = composeAnswer(body, answerOf);
     if (body.stream !== true) return sendJson(response, 200, completion(body, answer));
-    await streamAnswer(response, body, answer, delayMs, fault);
+    await streamAnswer(response, body, answer, delayMs, fault, written);
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   return {
     baseUrl: `http://127.0.0.1:${(server.address() as { port: number }).port}/v1`,
     requests,
     violations,
+    get deltasWritten() {
+      return written.deltas;
+    },
     failNext: (fault, times = 1) => {
       for (let count = 0; count < times; count++) faults.push(fault);
     },

@@ -15,12 +15,11 @@ async function extract(id: DocumentFormatId, bytes: Uint8Array, limits: Partial<
 }
 
 /** How much the process grew while `run` ran, sampled every few milliseconds, and what it threw. */
-async function peakGrowth(run: () => Promise<unknown>): Promise<{ growth: number; error: unknown; ms: number }> {
+async function peakGrowth(run: () => Promise<unknown>): Promise<{ growth: number; error: unknown }> {
   globalThis.gc?.();
   const before = process.memoryUsage.rss();
   let peak = before;
   const sampler = setInterval(() => (peak = Math.max(peak, process.memoryUsage.rss())), 5);
-  const started = performance.now();
   let error: unknown;
   try {
     await run();
@@ -30,7 +29,7 @@ async function peakGrowth(run: () => Promise<unknown>): Promise<{ growth: number
     clearInterval(sampler);
   }
   peak = Math.max(peak, process.memoryUsage.rss());
-  return { growth: peak - before, error, ms: performance.now() - started };
+  return { growth: peak - before, error };
 }
 
 describe("zip bombs", () => {
@@ -50,14 +49,13 @@ describe("zip bombs", () => {
     ["odt", "content.xml", "OpenDocument"],
     ["epub", "META-INF/container.xml", "EPUB"],
   ];
-  it.each(cases)("a %s bomb whose part claims 1 KB and inflates to 1 GiB stops at the format's part budget, quickly and without the memory", async (id, part, label) => {
+  it.each(cases)("a %s bomb whose part claims 1 KB and inflates to 1 GiB stops at the format's part budget without the memory", async (id, part, label) => {
     const bomb = zipBomb(part, 1024 * MiB, 1000);
-    const { growth, error, ms } = await peakGrowth(() => extract(id, bomb));
+    const { growth, error } = await peakGrowth(() => extract(id, bomb));
     expect(error).toBeInstanceOf(DocumentParseError);
     expect((error as Error).message).toBe(
       `the ${label} file is too large when decompressed: its part ${part} inflates to more than ${formatBytes(CONTAINER_BUDGETS[id].maxPartBytes)} (a decompression bomb or an unusually large document), so it was not parsed`,
     );
-    expect(ms).toBeLessThan(5_000);
     // Inflating the whole entry would take 1 GiB; the budget keeps it to tens of MiB.
     expect(growth).toBeLessThan(400 * MiB);
   });
@@ -71,9 +69,10 @@ describe("zip bombs", () => {
 
   it("a part that declares more than the bound is refused before anything is inflated", async () => {
     const bomb = zipBomb("word/document.xml", 1 * MiB, 0xfffffff0);
-    const { error, ms } = await peakGrowth(() => extract("docx", bomb));
+    const { error, growth } = await peakGrowth(() => extract("docx", bomb));
     expect((error as Error).message).toMatch(/^the Word file is too large when decompressed: its part word\/document.xml inflates to more than 6 MiB/);
-    expect(ms).toBeLessThan(100);
+    // Nothing inflated: the process grows by no more than the parser's own start-up.
+    expect(growth).toBeLessThan(32 * MiB);
   });
 
   it("a container listing more parts than allowed is refused", async () => {
@@ -95,9 +94,8 @@ describe("zip bombs", () => {
 describe("XML entities", () => {
   it("a billion-laughs document part is refused at once", async () => {
     const bytes = await docxWithDocumentXml(BILLION_LAUGHS);
-    const { growth, error, ms } = await peakGrowth(() => extract("docx", bytes));
+    const { growth, error } = await peakGrowth(() => extract("docx", bytes));
     expect(error).toEqual(new DocumentParseError("the Word file declares XML entities (a document type definition), which are refused for safety"));
-    expect(ms).toBeLessThan(1_000);
     expect(growth).toBeLessThan(100 * MiB);
   });
 

@@ -38,6 +38,8 @@ export interface ChatOptions {
   maxOutputTokens?: number;
   temperature?: number;
   signal?: AbortSignal;
+  /** How a retry waits out its delay (a timer by default; tests pass their own to see the delay asked for). */
+  wait?: (ms: number, signal?: AbortSignal) => Promise<void>;
   /** Tools the model may call; with `toolChoice: "none"` it is told to answer instead (the tools only describe earlier calls). */
   tools?: ToolSpec[];
   toolChoice?: "auto" | "none";

@@ -125,14 +125,15 @@ async function* streamChat(settings: ChatModelSettings, messages: ChatMessage[],
       // Once text has reached the caller, a second answer would not continue the first.
       if (produced || !error.retryable || attempt >= MAX_ATTEMPTS) throw chatError(endpoint, error, attempt);
       logger.warn("chat request will be retried", { provider: PROVIDER, attempt, error: error.message });
-      await pause(error.options.delayMs ?? backoffMs(attempt, RETRY_BASE_DELAY_MS, MAX_RETRY_DELAY_MS), endpoint, options.signal);
+      await pause(error.options.delayMs ?? backoffMs(attempt, RETRY_BASE_DELAY_MS, MAX_RETRY_DELAY_MS), endpoint, options);
     }
   }
 }
 
-async function pause(ms: number, endpoint: Endpoint, signal: AbortSignal | undefined): Promise<void> {
+async function pause(ms: number, endpoint: Endpoint, { signal, wait }: ChatOptions): Promise<void> {
+  const delay = Math.min(ms, MAX_RETRY_DELAY_MS);
   try {
-    await sleep(Math.min(ms, MAX_RETRY_DELAY_MS), undefined, { signal });
+    await (wait ? wait(delay, signal) : sleep(delay, undefined, { signal }));
   } catch {
     throw cancelled(endpoint);
   }
