@@ -5,7 +5,7 @@ import { type CursorScope, decodeCursor, encodeCursor } from "./cursor.ts";
 import { listPartition, type ListScope, parentPartition } from "./keys.ts";
 import { serviceSecret } from "./service-secret.ts";
 import { INDEX, type IndexKey, LIST_SORT_KEY } from "./table-schema.ts";
-import { toRecord } from "./items.ts";
+import { documentFromItem, jobFromItem } from "./records.ts";
 import type { DocumentRecord } from "../domain/document.ts";
 import type { IngestJobRecord } from "../domain/ingest-job.ts";
 
@@ -79,7 +79,8 @@ export async function listPage<C extends keyof Listed>(request: PageRequest<C>):
     if (hasMore && first) prevCursor = cursorAt(first);
     if (last && (await anyBeyond(sources, sortKeyOf(last), requestedAscending))) nextCursor = cursorAt(last);
   }
-  return { records: rows.map((row) => toRecord<Listed[C]>(row)), pagination: { nextCursor, prevCursor, hasMore } };
+  const fromItem = (request.collection === "JOBS" ? jobFromItem : documentFromItem) as (item: Item) => Listed[C];
+  return { records: rows.map(fromItem), pagination: { nextCursor, prevCursor, hasMore } };
 }
 
 function sourcesFor(request: PageRequest): Source[] {

@@ -2,6 +2,7 @@ import { ScanCommand } from "@aws-sdk/lib-dynamodb";
 import { dynamo } from "./client.ts";
 import { config } from "../platform/env.ts";
 import { toRecord } from "./items.ts";
+import { documentFromItem, jobFromItem } from "./records.ts";
 import type { DocumentRecord } from "../domain/document.ts";
 import type { IngestJobRecord } from "../domain/ingest-job.ts";
 import type { NamespaceRecord } from "../domain/namespace.ts";
@@ -46,8 +47,8 @@ export async function scanTable(cutoff: Date): Promise<TableInventory> {
     );
     for (const item of page.Items ?? []) {
       if (item.entityType === "Namespace") inventory.namespaces.push(toRecord<NamespaceRecord>(item));
-      else if (item.entityType === "IngestJob") inventory.staleJobs.push(toRecord<IngestJobRecord>(item));
-      else inventory.staleDocuments.push(toRecord<DocumentRecord>(item));
+      else if (item.entityType === "IngestJob") inventory.staleJobs.push(jobFromItem(item));
+      else inventory.staleDocuments.push(documentFromItem(item));
     }
     startKey = page.LastEvaluatedKey;
   } while (startKey);

@@ -4,8 +4,9 @@ import { config } from "../platform/env.ts";
 import { isConditionFailure } from "./conditions.ts";
 import { nowIso } from "../platform/time.ts";
 import type { Status } from "../domain/statuses.ts";
+import { assertMoves, DOCUMENT_LIFECYCLE, JOB_LIFECYCLE, mayRestore, statusesLeadingTo } from "../domain/lifecycle.ts";
 import { listPartition, type TableKey } from "./keys.ts";
-import { toRecord } from "./items.ts";
+import { documentFromItem, jobFromItem } from "./records.ts";
 import { retryingConflicts } from "./transact.ts";
 import { INDEX } from "./table-schema.ts";
 
@@ -17,31 +18,53 @@ export interface Transitionable {
   tenantId: string | null;
 }
 
-export interface TransitionSpec {
-  to: Status;
-  /** Allowed current statuses; the change is refused otherwise. */
-  from?: readonly Status[];
+/**
+ * A status change (`to`, from the statuses the caller expects, or else from every status the
+ * lifecycle lets reach `to`), or a write that `keep`s the status and is conditional on it.
+ */
+type StatusWrite =
+  | { to: Status; from?: readonly Status[]; keep?: never; restore?: never }
+  | { keep: Status; to?: never; from?: never; restore?: never }
+  /** QUEUED_FOR_DELETE back to the status the deletion request found. */
+  | { restore: Status; to?: never; from?: never; keep?: never };
+
+export type TransitionSpec = StatusWrite & {
   /** The run the caller acts for; the change is refused if the record moved on to another run. */
   runId?: string;
   set?: Record<string, unknown>;
   /** Fields set to another field's value as it was before this update (for example the old status). */
   copy?: Record<string, string>;
-  add?: Record<string, number>;
   /** Extra condition, with its own placeholders in `values`. */
   condition?: string;
   values?: Record<string, unknown>;
-}
+};
 
 /**
  * The UpdateItem of a status change. Every status write goes through here so the status index
  * partitions (GSI3/GSI4) always follow the status, and every change is conditional: on the record
- * still existing, on the expected current status and on the expected run.
+ * still existing, on the expected current status and on the expected run. A change the lifecycle
+ * (domain/lifecycle.ts) does not allow throws before anything is written.
  */
 export function transitionUpdate(target: Transitionable, spec: TransitionSpec) {
+  const lifecycle = target.collection === "JOBS" ? JOB_LIFECYCLE : DOCUMENT_LIFECYCLE;
+  let to: Status;
+  let from: readonly Status[];
+  if (spec.keep !== undefined) {
+    to = spec.keep;
+    from = [spec.keep];
+  } else if (spec.restore !== undefined) {
+    to = spec.restore;
+    from = ["QUEUED_FOR_DELETE"];
+    if (!mayRestore("QUEUED_FOR_DELETE", to)) throw new Error(`${target.collection}: a deletion request cannot be undone to ${to}`);
+  } else {
+    to = spec.to;
+    from = spec.from ?? statusesLeadingTo(lifecycle, to);
+    assertMoves(lifecycle, target.collection === "JOBS" ? "ingest job" : "document", from, to);
+  }
   const names: Record<string, string> = { "#status": "status", "#updatedAt": "updatedAt", "#pk": "PK" };
-  const values: Record<string, unknown> = { ":to": spec.to, ":now": nowIso(), ...spec.values };
+  const values: Record<string, unknown> = { ":to": to, ":now": nowIso(), ...spec.values };
   const sets = ["#status = :to", "#updatedAt = :now"];
-  const scope = { collection: target.collection, namespaceId: target.namespaceId, tenantId: target.tenantId, status: spec.to };
+  const scope = { collection: target.collection, namespaceId: target.namespaceId, tenantId: target.tenantId, status: to };
   for (const index of ["status", "tenantStatus"] as const) {
     const partition = listPartition(index, scope);
     if (partition === null) continue;
@@ -59,19 +82,12 @@ export function transitionUpdate(target: Transitionable, spec: TransitionSpec) {
     names[`#cf${position}`] = from;
     sets.push(`#c${position} = #cf${position}`);
   });
-  const adds = Object.entries(spec.add ?? {}).map(([field, amount], position) => {
-    names[`#a${position}`] = field;
-    values[`:a${position}`] = amount;
-    return `#a${position} :a${position}`;
-  });
   const conditions = ["attribute_exists(#pk)"];
-  if (spec.from) {
-    const placeholders = spec.from.map((status, position) => {
-      values[`:from${position}`] = status;
-      return `:from${position}`;
-    });
-    conditions.push(`#status IN (${placeholders.join(", ")})`);
-  }
+  const placeholders = from.map((status, position) => {
+    values[`:from${position}`] = status;
+    return `:from${position}`;
+  });
+  conditions.push(`#status IN (${placeholders.join(", ")})`);
   if (spec.runId !== undefined) {
     names["#runId"] = "runId";
     values[":runId"] = spec.runId;
@@ -81,7 +97,7 @@ export function transitionUpdate(target: Transitionable, spec: TransitionSpec) {
   return {
     TableName: config.tableName(),
     Key: target.key,
-    UpdateExpression: `SET ${sets.join(", ")}${adds.length > 0 ? ` ADD ${adds.join(", ")}` : ""}`,
+    UpdateExpression: `SET ${sets.join(", ")}`,
     ConditionExpression: conditions.join(" AND "),
     ExpressionAttributeNames: names,
     ExpressionAttributeValues: values,
@@ -97,9 +113,37 @@ export async function transition<T = Record<string, unknown>>(target: Transition
     const update = transitionUpdate(target, spec);
     // Jobs and documents are also written in transactions; a status change that meets one is retried.
     const result = await retryingConflicts(() => dynamo().send(new UpdateCommand({ ...update, ReturnValues: "ALL_NEW" })));
-    return result.Attributes ? toRecord<T>(result.Attributes) : null;
+    if (!result.Attributes) return null;
+    return (target.collection === "JOBS" ? jobFromItem(result.Attributes) : documentFromItem(result.Attributes)) as T;
   } catch (error) {
     if (isConditionFailure(error)) return null;
     throw error;
   }
+}
+
+/** The moments and outcome of a run that starts now: queued, nothing else yet. */
+export function freshRunFields() {
+  return { queuedAt: nowIso(), preProcessingAt: null, processingAt: null, completedAt: null, failedAt: null, error: null };
+}
+
+/** Declares one change of a repository, keeping its literal statuses (and checking it as it is typed). */
+export function change<S extends TransitionSpec>(spec: S): S {
+  return spec;
+}
+
+type Change<T> = (record: T, ...rest: never[]) => TransitionSpec;
+
+/**
+ * The repositories declare each lifecycle write as a pure change (what a unit test can check
+ * against the lifecycle without a table) and export it applied: called with the record as read,
+ * it writes the change and returns the record as written, or null when a condition no longer held.
+ */
+export function applied<T>(target: (record: T) => Transitionable) {
+  return <Changes extends Record<string, Change<T>>>(changes: Changes) => {
+    const entries = Object.entries(changes).map(([name, change]) => [
+      name,
+      (record: T, ...rest: never[]) => transition<T>(target(record), change(record, ...rest)),
+    ]);
+    return Object.fromEntries(entries) as { [K in keyof Changes]: (...args: Parameters<Changes[K]>) => Promise<T | null> };
+  };
 }
