@@ -1,9 +1,9 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { PutCommand } from "@aws-sdk/lib-dynamodb";
-import { dynamo } from "../../functions/shared/db/client.ts";
+import { dynamo } from "../../functions/shared/db/dynamo/client.ts";
 import { jobItem } from "../../functions/shared/db/ingest-jobs.ts";
 import { insertJobWithPayload } from "../../functions/shared/workflows/ingestion/stored-payloads.ts";
-import { listSortKey } from "../../functions/shared/db/keys.ts";
+import { listSortKey } from "../../functions/shared/db/dynamo/keys.ts";
 import type { IngestJobRecord } from "../../functions/shared/domain/ingest-job.ts";
 import type { Status } from "../../functions/shared/domain/statuses.ts";
 import { config } from "../../functions/shared/platform/env.ts";

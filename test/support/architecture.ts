@@ -61,6 +61,9 @@ export const SDK_OWNERS: Record<string, string[]> = {
  */
 export const WORKFLOWS_ONLY: string[] = ["db"];
 
+/** The DynamoDB plumbing (client, keys, transactions, paging) beneath the repositories: only `db/` itself imports it. */
+export const DYNAMO_PLUMBING = "functions/shared/db/dynamo/";
+
 /** Node modules that reach outside the process; core modules never load them, even indirectly. */
 const IO_MODULES = ["node:fs", "node:fs/promises", "node:http", "node:https", "node:net", "node:dns", "node:dns/promises", "node:child_process"];
 
@@ -99,6 +102,9 @@ export function violations(graph: ImportGraph): string[] {
       if (OUTSIDE_FUNCTIONS.some((prefix) => target.startsWith(prefix))) found.push(`${file} imports ${target}: functions/ never imports ${target.split("/")[0]}/`);
     }
     for (const target of imports.files) {
+      if (target.startsWith(DYNAMO_PLUMBING) && !file.startsWith("functions/shared/db/")) {
+        found.push(`${file} imports ${target}: the DynamoDB plumbing is the repositories' (db/*.ts) alone`);
+      }
       const to = folderOf(target);
       if (!to || to === from || !fromLayer) continue;
       const toLayer = FOLDER_LAYER[to];

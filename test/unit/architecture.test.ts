@@ -44,6 +44,19 @@ describe("the checker", () => {
     ]);
   });
 
+  it("finds the DynamoDB plumbing imported past the repositories", () => {
+    const found = violations(
+      graphOf({
+        "functions/shared/workflows/deletion/cascades.ts": { files: ["functions/shared/db/dynamo/query.ts", "functions/shared/db/documents.ts"] },
+        "functions/shared/db/documents.ts": { files: ["functions/shared/db/dynamo/query.ts"] },
+        "functions/shared/db/dynamo/query.ts": {},
+      }),
+    );
+    expect(found).toEqual([
+      "functions/shared/workflows/deletion/cascades.ts imports functions/shared/db/dynamo/query.ts: the DynamoDB plumbing is the repositories' (db/*.ts) alone",
+    ]);
+  });
+
   it("finds DynamoDB used outside db/ and functions importing lib/", () => {
     const found = violations(
       graphOf({

@@ -1,20 +1,33 @@
 import { DeleteCommand, GetCommand, QueryCommand } from "@aws-sdk/lib-dynamodb";
-import { dynamo } from "./client.ts";
+import { dynamo } from "./dynamo/client.ts";
 import { config } from "../platform/env.ts";
 import { notFound } from "../domain/errors.ts";
-import { isConditionFailure } from "./conditions.ts";
+import { isConditionFailure } from "./dynamo/conditions.ts";
 import type { DocumentRecord, ExtractionCheckpoint, ProcessingCheckpoint, VectorGeneration } from "../domain/document.ts";
 import { DELETION_STATUSES, QUEUED_STATUSES } from "../domain/statuses.ts";
 import { nowIso } from "../platform/time.ts";
 import { documentFieldsFromItem, documentFromItem } from "./records.ts";
-import { batchGetItems } from "./batch-get.ts";
-import { keys, listIndexAttributes } from "./keys.ts";
-import { transactWrite } from "./transact.ts";
+import { batchGetItems } from "./dynamo/batch-get.ts";
+import { keys, listIndexAttributes, namespaceListPartition } from "./dynamo/keys.ts";
+import { listPage, type PageRequest, type Pagination } from "./dynamo/pager.ts";
+import { queryPages } from "./dynamo/query.ts";
+import { transactWrite } from "./dynamo/transact.ts";
 import { applied, change, freshRunFields, type Transitionable, type TransitionSpec, transitionUpdate } from "./transitions.ts";
 import { jobTarget } from "./ingest-jobs.ts";
 
 export function documentTarget(document: Pick<DocumentRecord, "id" | "namespaceId" | "tenantId">): Transitionable {
   return { collection: "DOCS", key: keys.document(document.id), namespaceId: document.namespaceId, tenantId: document.tenantId };
+}
+
+/** One page of a namespace's documents, or of one job's with `parentJobId`, in (createdAt, id) order. */
+export async function listDocumentPage(request: Omit<PageRequest, "collection">): Promise<{ records: DocumentRecord[]; pagination: Pagination }> {
+  const page = await listPage({ ...request, collection: "DOCS" });
+  return { records: page.items.map(documentFromItem), pagination: page.pagination };
+}
+
+/** The ids of a namespace's documents, page after page, as its list index has them (a moment behind the records). */
+export async function* documentIdsOfNamespace(namespaceId: string): AsyncGenerator<string[]> {
+  for await (const page of queryPages("scope", namespaceListPartition("DOCS", namespaceId), { fields: ["id"] })) yield page.map((entry) => String(entry.id));
 }
 
 export async function getDocument(documentId: string): Promise<DocumentRecord | null> {

@@ -1,12 +1,14 @@
 import { DeleteCommand, GetCommand } from "@aws-sdk/lib-dynamodb";
-import { dynamo } from "./client.ts";
+import { dynamo } from "./dynamo/client.ts";
 import { config } from "../platform/env.ts";
 import { conflict, notFound } from "../domain/errors.ts";
 import { newId } from "../platform/ids.ts";
 import type { IngestConfig } from "../domain/ingest-config.ts";
 import type { IngestJobRecord, IngestPayload } from "../domain/ingest-job.ts";
 import { jobFromItem } from "./records.ts";
-import { keys, listIndexAttributes } from "./keys.ts";
+import { keys, listIndexAttributes, namespaceListPartition } from "./dynamo/keys.ts";
+import { listPage, type PageRequest, type Pagination } from "./dynamo/pager.ts";
+import { queryPages } from "./dynamo/query.ts";
 import { release, reserve, writeWithReservations } from "./reservations.ts";
 import { applied, change, freshRunFields, type Transitionable } from "./transitions.ts";
 import { DELETION_STATUSES, QUEUED_STATUSES, type Status } from "../domain/statuses.ts";
@@ -18,6 +20,17 @@ export function jobTarget(job: Pick<IngestJobRecord, "id" | "namespaceId" | "ten
 
 export function jobItem(record: IngestJobRecord): Record<string, unknown> {
   return { ...keys.ingestJob(record.id), ...listIndexAttributes("JOBS", record), entityType: "IngestJob", ...record };
+}
+
+/** E5: one page of a namespace's jobs (with a tenant, only that tenant's), in (createdAt, id) order. */
+export async function listJobPage(request: Omit<PageRequest, "collection" | "parentJobId">): Promise<{ records: IngestJobRecord[]; pagination: Pagination }> {
+  const page = await listPage({ ...request, collection: "JOBS", parentJobId: null });
+  return { records: page.items.map(jobFromItem), pagination: page.pagination };
+}
+
+/** The ids of a namespace's jobs, page after page, as its list index has them (a moment behind the records). */
+export async function* jobIdsOfNamespace(namespaceId: string): AsyncGenerator<string[]> {
+  for await (const page of queryPages("scope", namespaceListPartition("JOBS", namespaceId), { fields: ["id"] })) yield page.map((entry) => String(entry.id));
 }
 
 export async function getIngestJob(jobId: string): Promise<IngestJobRecord | null> {

@@ -1,7 +1,7 @@
 import { type DocumentRecord, documentRecordSchema } from "../domain/document.ts";
 import { type IngestJobRecord, ingestJobRecordSchema } from "../domain/ingest-job.ts";
 import * as z from "../platform/zod.ts";
-import { toRecord } from "./items.ts";
+import { toRecord } from "./dynamo/items.ts";
 
 /** Thrown when a stored item is not the record its key says: a bug to fix, never a client's error. */
 export class MalformedItemError extends Error {

@@ -1,7 +1,7 @@
 import { ScanCommand } from "@aws-sdk/lib-dynamodb";
-import { dynamo } from "./client.ts";
+import { dynamo } from "./dynamo/client.ts";
 import { config } from "../platform/env.ts";
-import { toRecord } from "./items.ts";
+import { toRecord } from "./dynamo/items.ts";
 import { documentFromItem, jobFromItem } from "./records.ts";
 import type { DocumentRecord } from "../domain/document.ts";
 import type { IngestJobRecord } from "../domain/ingest-job.ts";

@@ -1,14 +1,14 @@
 import { UpdateCommand } from "@aws-sdk/lib-dynamodb";
-import { dynamo } from "./client.ts";
+import { dynamo } from "./dynamo/client.ts";
 import { config } from "../platform/env.ts";
-import { isConditionFailure } from "./conditions.ts";
+import { isConditionFailure } from "./dynamo/conditions.ts";
 import { nowIso } from "../platform/time.ts";
 import type { Status } from "../domain/statuses.ts";
 import { assertMoves, DOCUMENT_LIFECYCLE, JOB_LIFECYCLE, mayRestore, statusesLeadingTo } from "../domain/lifecycle.ts";
-import { listPartition, type TableKey } from "./keys.ts";
+import { listPartition, type TableKey } from "./dynamo/keys.ts";
 import { documentFromItem, jobFromItem } from "./records.ts";
-import { retryingConflicts } from "./transact.ts";
-import { INDEX } from "./table-schema.ts";
+import { retryingConflicts } from "./dynamo/transact.ts";
+import { INDEX } from "./dynamo/table-schema.ts";
 
 /** What a status change needs to know of the record to keep its status-keyed index entries right. */
 export interface Transitionable {

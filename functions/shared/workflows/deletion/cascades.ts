@@ -1,13 +1,11 @@
 import { deleteEmbeddingPointersOf } from "../../db/embedding-pointers.ts";
 import { setTimeout as sleep } from "node:timers/promises";
 import { faultPoint } from "../../platform/fault-points.ts";
-import { deleteDocumentItem, documentUpdates, getDocument, removeDocumentRecord, removeUploadReference, uploadIsReferenced } from "../../db/documents.ts";
+import { deleteDocumentItem, documentIdsOfNamespace, documentUpdates, getDocument, removeDocumentRecord, removeUploadReference, uploadIsReferenced } from "../../db/documents.ts";
 import { getHosting, removeHosting } from "../../db/hosting.ts";
-import { getIngestJob, jobUpdates } from "../../db/ingest-jobs.ts";
+import { getIngestJob, jobIdsOfNamespace, jobUpdates } from "../../db/ingest-jobs.ts";
 import { removeJobWithPayload } from "../ingestion/stored-payloads.ts";
-import { listPartition } from "../../db/keys.ts";
 import { getNamespace, removeNamespaceRecord } from "../../db/namespaces.ts";
-import { queryPages } from "../../db/query.ts";
 import type { DocumentRecord, VectorGeneration } from "../../domain/document.ts";
 import type { IngestJobRecord } from "../../domain/ingest-job.ts";
 import type { NamespaceRecord } from "../../domain/namespace.ts";
@@ -107,18 +105,18 @@ export async function deleteNamespaceCascade(namespaceId: string, budget: StepBu
     if (budget.remainingMs() - untilSettled < SAFETY_MARGIN_MS) return "continue";
     await sleep(untilSettled);
   }
-  for await (const page of queryPages("scope", namespaceListPartition("JOBS", namespaceId), { fields: ["id"] })) {
-    for (const entry of page) {
+  for await (const page of jobIdsOfNamespace(namespaceId)) {
+    for (const jobId of page) {
       if (budget.remainingMs() < SAFETY_MARGIN_MS) return "continue";
-      const job = await getIngestJob(String(entry.id));
+      const job = await getIngestJob(jobId);
       if (!job || job.namespaceId !== namespaceId) continue;
       if ((await deleteJobOfNamespace(job, budget)) === "continue") return "continue";
     }
   }
-  for await (const page of queryPages("scope", namespaceListPartition("DOCS", namespaceId), { fields: ["id"] })) {
-    for (const entry of page) {
+  for await (const page of documentIdsOfNamespace(namespaceId)) {
+    for (const documentId of page) {
       if (budget.remainingMs() < SAFETY_MARGIN_MS) return "continue";
-      const document = await getDocument(String(entry.id));
+      const document = await getDocument(documentId);
       if (!document || document.namespaceId !== namespaceId) continue;
       // A job still there was written too late for the job index when it was read: it goes whole.
       const job = await getIngestJob(document.ingestJobId);
@@ -148,10 +146,6 @@ async function deleteJobOfNamespace(job: IngestJobRecord, budget: StepBudget): P
     await jobUpdates.queueForDelete(job, { onRun: false });
   }
   return deleteJobCascade(job.id, budget);
-}
-
-function namespaceListPartition(collection: "JOBS" | "DOCS", namespaceId: string): string {
-  return listPartition("scope", { collection, namespaceId, tenantId: null, status: null })!;
 }
 
 /** A deletion that keeps failing ends FAILED with the reason; deleting again retries it. */

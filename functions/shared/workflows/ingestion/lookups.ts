@@ -1,8 +1,6 @@
-import { loadDocumentForRequest } from "../../db/documents.ts";
-import { findJobForRequest, loadJobForRequest } from "../../db/ingest-jobs.ts";
-import { listPage, type Pagination } from "../../db/pager.ts";
+import { listDocumentPage, loadDocumentForRequest } from "../../db/documents.ts";
+import { findJobForRequest, listJobPage, loadJobForRequest } from "../../db/ingest-jobs.ts";
 import type { DocumentRecord } from "../../domain/document.ts";
-import type { IngestJobRecord } from "../../domain/ingest-job.ts";
 import type { documentListQuery, listQuery } from "../../domain/list-query.ts";
 import type * as z from "../../platform/zod.ts";
 
@@ -15,17 +13,11 @@ import type * as z from "../../platform/zod.ts";
 export { loadDocumentForRequest, loadJobForRequest };
 
 /** E5: one page of the namespace's jobs (with a tenant, only that tenant's). */
-export function listJobs(
-  namespaceId: string,
-  tenantId: string | null,
-  query: z.output<typeof listQuery>,
-): Promise<{ records: IngestJobRecord[]; pagination: Pagination }> {
-  return listPage({
-    collection: "JOBS",
+export function listJobs(namespaceId: string, tenantId: string | null, query: z.output<typeof listQuery>) {
+  return listJobPage({
     namespaceId,
     tenantId,
     statuses: query.statuses,
-    parentJobId: null,
     order: query.order,
     direction: query.cursorDirection,
     cursor: query.cursor ?? null,
@@ -34,19 +26,14 @@ export function listJobs(
 }
 
 /** One page of the namespace's documents, or of one of its jobs' with `ingestJobId`. */
-export async function listDocuments(
-  namespaceId: string,
-  tenantId: string | null,
-  query: z.output<typeof documentListQuery>,
-): Promise<{ records: DocumentRecord[]; pagination: Pagination }> {
+export async function listDocuments(namespaceId: string, tenantId: string | null, query: z.output<typeof documentListQuery>) {
   const jobId = query.ingestJobId ?? null;
   // The job index is keyed by job alone: another namespace's or tenant's job is answered like an
   // unknown one, before its partition is read, so no page size or cursor can tell of its documents.
   if (jobId !== null && !(await findJobForRequest(namespaceId, tenantId, jobId))) {
-    return { records: [], pagination: { nextCursor: null, prevCursor: null, hasMore: false } };
+    return { records: [] as DocumentRecord[], pagination: { nextCursor: null, prevCursor: null, hasMore: false } };
   }
-  const page = await listPage({
-    collection: "DOCS",
+  const page = await listDocumentPage({
     namespaceId,
     tenantId,
     statuses: query.statuses,
