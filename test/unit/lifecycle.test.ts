@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { documentChanges, documentTarget } from "../../functions/shared/db/documents.ts";
 import { jobChanges, jobTarget } from "../../functions/shared/db/ingest-jobs.ts";
-import { transitionUpdate, type TransitionSpec } from "../../functions/shared/db/transitions.ts";
+import { transitionUpdate, type TransitionSpec } from "../../functions/shared/db/dynamo/transitions.ts";
 import type { DocumentRecord } from "../../functions/shared/domain/document.ts";
 import type { IngestJobRecord } from "../../functions/shared/domain/ingest-job.ts";
 import { DOCUMENT_LIFECYCLE, JOB_LIFECYCLE, type Lifecycle, statusesLeadingTo } from "../../functions/shared/domain/lifecycle.ts";

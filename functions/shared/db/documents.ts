@@ -12,7 +12,7 @@ import { keys, listIndexAttributes, namespaceListPartition } from "./dynamo/keys
 import { listPage, type PageRequest, type Pagination } from "./dynamo/pager.ts";
 import { queryPages } from "./dynamo/query.ts";
 import { transactWrite } from "./dynamo/transact.ts";
-import { applied, change, freshRunFields, type Transitionable, type TransitionSpec, transitionUpdate } from "./transitions.ts";
+import { applied, change, freshRunFields, type Transitionable, type TransitionSpec, transitionUpdate } from "./dynamo/transitions.ts";
 import { jobTarget } from "./ingest-jobs.ts";
 
 export function documentTarget(document: Pick<DocumentRecord, "id" | "namespaceId" | "tenantId">): Transitionable {
@@ -299,7 +299,7 @@ const { complete, fail, ...unsettling } = documentChanges;
 
 /** The lifecycle writes applied: each returns the record as written, or null when another delivery or a deletion moved first. */
 export const documentUpdates = {
-  ...applied<DocumentRecord>(documentTarget)(unsettling),
+  ...applied<DocumentRecord>(documentTarget, documentFromItem)(unsettling),
   complete: (document: DocumentRecord, ...result: Parameters<typeof complete> extends [unknown, ...infer R] ? R : never) =>
     settleDocument(document, complete(document, ...result)),
   fail: (document: DocumentRecord, reason: string) => settleDocument(document, fail(document, reason)),

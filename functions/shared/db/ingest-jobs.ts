@@ -10,7 +10,7 @@ import { keys, listIndexAttributes, namespaceListPartition } from "./dynamo/keys
 import { listPage, type PageRequest, type Pagination } from "./dynamo/pager.ts";
 import { queryPages } from "./dynamo/query.ts";
 import { release, reserve, writeWithReservations } from "./reservations.ts";
-import { applied, change, freshRunFields, type Transitionable } from "./transitions.ts";
+import { applied, change, freshRunFields, type Transitionable } from "./dynamo/transitions.ts";
 import { DELETION_STATUSES, QUEUED_STATUSES, type Status } from "../domain/statuses.ts";
 import { nowIso } from "../platform/time.ts";
 
@@ -207,4 +207,4 @@ export const jobChanges = {
 };
 
 /** The lifecycle writes applied: each returns the record as written, or null when someone else moved first. */
-export const jobUpdates = applied<IngestJobRecord>(jobTarget)(jobChanges);
+export const jobUpdates = applied<IngestJobRecord>(jobTarget, jobFromItem)(jobChanges);

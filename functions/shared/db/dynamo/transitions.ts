@@ -1,14 +1,13 @@
 import { UpdateCommand } from "@aws-sdk/lib-dynamodb";
-import { dynamo } from "./dynamo/client.ts";
-import { config } from "../platform/env.ts";
-import { isConditionFailure } from "./dynamo/conditions.ts";
-import { nowIso } from "../platform/time.ts";
-import type { Status } from "../domain/statuses.ts";
-import { assertMoves, DOCUMENT_LIFECYCLE, JOB_LIFECYCLE, mayRestore, statusesLeadingTo } from "../domain/lifecycle.ts";
-import { listPartition, type TableKey } from "./dynamo/keys.ts";
-import { documentFromItem, jobFromItem } from "./records.ts";
-import { retryingConflicts } from "./dynamo/transact.ts";
-import { INDEX } from "./dynamo/table-schema.ts";
+import { dynamo } from "./client.ts";
+import { config } from "../../platform/env.ts";
+import { isConditionFailure } from "./conditions.ts";
+import { nowIso } from "../../platform/time.ts";
+import type { Status } from "../../domain/statuses.ts";
+import { assertMoves, DOCUMENT_LIFECYCLE, JOB_LIFECYCLE, mayRestore, statusesLeadingTo } from "../../domain/lifecycle.ts";
+import { listPartition, type TableKey } from "./keys.ts";
+import { retryingConflicts } from "./transact.ts";
+import { INDEX } from "./table-schema.ts";
 
 /** What a status change needs to know of the record to keep its status-keyed index entries right. */
 export interface Transitionable {
@@ -108,13 +107,12 @@ export function transitionUpdate(target: Transitionable, spec: TransitionSpec) {
  * Applies a status change and returns the record as it now is, or null when the change's
  * conditions no longer held (someone else moved first).
  */
-export async function transition<T = Record<string, unknown>>(target: Transitionable, spec: TransitionSpec): Promise<T | null> {
+export async function transition<T>(target: Transitionable, spec: TransitionSpec, parse: (item: Record<string, unknown>) => T): Promise<T | null> {
   try {
     const update = transitionUpdate(target, spec);
     // Jobs and documents are also written in transactions; a status change that meets one is retried.
     const result = await retryingConflicts(() => dynamo().send(new UpdateCommand({ ...update, ReturnValues: "ALL_NEW" })));
-    if (!result.Attributes) return null;
-    return (target.collection === "JOBS" ? jobFromItem(result.Attributes) : documentFromItem(result.Attributes)) as T;
+    return result.Attributes ? parse(result.Attributes) : null;
   } catch (error) {
     if (isConditionFailure(error)) return null;
     throw error;
@@ -138,11 +136,11 @@ type Change<T> = (record: T, ...rest: never[]) => TransitionSpec;
  * against the lifecycle without a table) and export it applied: called with the record as read,
  * it writes the change and returns the record as written, or null when a condition no longer held.
  */
-export function applied<T>(target: (record: T) => Transitionable) {
+export function applied<T>(target: (record: T) => Transitionable, parse: (item: Record<string, unknown>) => T) {
   return <Changes extends Record<string, Change<T>>>(changes: Changes) => {
     const entries = Object.entries(changes).map(([name, change]) => [
       name,
-      (record: T, ...rest: never[]) => transition<T>(target(record), change(record, ...rest)),
+      (record: T, ...rest: never[]) => transition<T>(target(record), change(record, ...rest), parse),
     ]);
     return Object.fromEntries(entries) as { [K in keyof Changes]: (...args: Parameters<Changes[K]>) => Promise<T | null> };
   };
