@@ -7,6 +7,7 @@ import type { IngestJobRecord } from "../../functions/shared/domain/ingest-job.t
 import { DOCUMENT_LIFECYCLE, JOB_LIFECYCLE, type Lifecycle, statusesLeadingTo } from "../../functions/shared/domain/lifecycle.ts";
 import { DELETION_STATUSES, STATUSES, type Status } from "../../functions/shared/domain/statuses.ts";
 import { ENV } from "../../functions/shared/platform/env-names.ts";
+import { aDocument, aJob } from "../support/records.ts";
 
 beforeAll(() => {
   // transitionUpdate only names the table; nothing is written.
@@ -42,62 +43,11 @@ function tableMoves(lifecycle: Lifecycle): Set<string> {
 }
 
 function job(status: Status, statusBeforeDelete: Status | null = null): IngestJobRecord {
-  return {
-    id: "job_1",
-    namespaceId: "ns_1",
-    tenantId: null,
-    externalId: null,
-    name: null,
-    status,
-    error: null,
-    config: null,
-    createdAt: "2026-01-01T00:00:00.000Z",
-    queuedAt: null,
-    preProcessingAt: null,
-    processingAt: null,
-    completedAt: null,
-    failedAt: null,
-    updatedAt: "2026-01-01T00:00:00.000Z",
-    runId: "run1",
-    documentIds: ["doc_1"],
-    documentsTotal: 1,
-    documentsCreated: true,
-    documentsCompleted: 0,
-    documentsFailed: 0,
-    statusBeforeDelete,
-  };
+  return aJob({ status, statusBeforeDelete });
 }
 
 function document(status: Status, statusBeforeDelete: Status | null = null): DocumentRecord {
-  return {
-    id: "doc_1",
-    ingestJobId: "job_1",
-    namespaceId: "ns_1",
-    tenantId: "acme",
-    name: null,
-    status,
-    error: null,
-    source: { type: "TEXT", text: "hello" },
-    sourceObjectKey: null,
-    properties: null,
-    config: null,
-    totalChunks: null,
-    totalTokens: null,
-    totalCharacters: null,
-    totalPages: null,
-    createdAt: "2026-01-01T00:00:00.000Z",
-    queuedAt: null,
-    preProcessingAt: null,
-    processingAt: null,
-    completedAt: null,
-    failedAt: null,
-    updatedAt: "2026-01-01T00:00:00.000Z",
-    runId: "run1",
-    checkpoint: null,
-    generation: null,
-    retiredGeneration: null,
-    statusBeforeDelete,
-  };
+  return aDocument({ status, statusBeforeDelete });
 }
 
 const checkpoint = { runId: "run1", stagingKey: "k", embedded: 0, totalChunks: 1, totalCharacters: 5, totalPages: 1, tokens: 0 };

@@ -2,65 +2,23 @@ import { describe, expect, it } from "vitest";
 import { SEARCH_FIELDS } from "../../functions/shared/db/documents.ts";
 import { jobItem } from "../../functions/shared/db/ingest-jobs.ts";
 import { documentFieldsFromItem, documentFromItem, jobFromItem, MalformedItemError } from "../../functions/shared/db/records.ts";
-import type { IngestJobRecord } from "../../functions/shared/domain/ingest-job.ts";
+import { aDocument, aJob } from "../support/records.ts";
 
-const job: IngestJobRecord = {
-  id: "job_1",
-  namespaceId: "ns_1",
-  tenantId: null,
-  externalId: null,
-  name: "a job",
-  status: "QUEUED",
-  error: null,
-  payload: { type: "TEXT", text: "hello" },
-  payloadObjectKey: null,
-  config: { chunkSize: 512, metadata: { team: "a" } },
-  createdAt: "2026-01-01T00:00:00.000Z",
-  queuedAt: "2026-01-01T00:00:00.000Z",
-  preProcessingAt: null,
-  processingAt: null,
-  completedAt: null,
-  failedAt: null,
-  updatedAt: "2026-01-01T00:00:00.000Z",
-  runId: "run1",
-  documentIds: ["doc_1"],
-  documentsTotal: 1,
-  documentsCreated: false,
-  documentsCompleted: 0,
-  documentsFailed: 0,
-};
+const job = aJob({ name: "a job", config: { chunkSize: 512, metadata: { team: "a" } } });
 
 const documentItem = {
   PK: "DOC#doc_1",
   SK: "DOC",
   GSI1PK: "x",
   entityType: "Document",
-  id: "doc_1",
-  ingestJobId: "job_1",
-  namespaceId: "ns_1",
-  tenantId: "acme",
-  name: null,
-  status: "PROCESSING",
-  error: null,
-  source: { type: "TEXT" },
-  sourceObjectKey: "namespaces/ns_1/documents/doc_1/source.txt",
-  properties: { fileSize: 10, mimeType: "text/plain" },
-  config: null,
-  totalChunks: null,
-  totalTokens: null,
-  totalCharacters: null,
-  totalPages: null,
-  createdAt: "2026-01-01T00:00:00.000Z",
-  queuedAt: null,
-  preProcessingAt: null,
-  processingAt: "2026-01-01T00:00:01.000Z",
-  completedAt: null,
-  failedAt: null,
-  updatedAt: "2026-01-01T00:00:01.000Z",
-  runId: "run1",
-  checkpoint: { runId: "run1", stagingKey: "k", embedded: 0, totalChunks: 3, totalCharacters: 30, totalPages: 1, tokens: 0 },
-  generation: null,
-  retiredGeneration: null,
+  ...aDocument({
+    status: "PROCESSING",
+    source: { type: "TEXT" },
+    sourceObjectKey: "namespaces/ns_1/documents/doc_1/source.txt",
+    properties: { fileSize: 10, mimeType: "text/plain" },
+    processingAt: "2026-01-01T00:00:01.000Z",
+    checkpoint: { runId: "run1", stagingKey: "k", embedded: 0, totalChunks: 3, totalCharacters: 30, totalPages: 1, tokens: 0 },
+  }),
   sweeps: { key: "run1:ingest", count: 2 },
 };
 

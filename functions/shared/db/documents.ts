@@ -12,7 +12,7 @@ import { keys, listIndexAttributes, namespaceListPartition } from "./dynamo/keys
 import { listPage, type PageRequest, type Pagination } from "./dynamo/pager.ts";
 import { queryPages } from "./dynamo/query.ts";
 import { transactWrite } from "./dynamo/transact.ts";
-import { applied, change, freshRunFields, type Transitionable, type TransitionSpec, transitionUpdate } from "./dynamo/transitions.ts";
+import { applied, change, freshRunFields, sweepCounted, type Transitionable, type TransitionSpec, transitionUpdate } from "./dynamo/transitions.ts";
 import { jobTarget } from "./ingest-jobs.ts";
 
 export function documentTarget(document: Pick<DocumentRecord, "id" | "namespaceId" | "tenantId">): Transitionable {
@@ -285,14 +285,7 @@ export const documentChanges = {
     change({ to: "FAILED", from: DELETION_STATUSES, set: { error: `deletion failed: ${reason}` } }),
 
   /** Counts a sweep, conditional on the record being exactly as read (status, run and `updatedAt`). */
-  recordSweep: (document: DocumentRecord, sweeps: { key: string; count: number }) =>
-    change({
-      keep: document.status,
-      runId: document.runId,
-      set: { sweeps },
-      condition: "#updatedAt = :seenUpdatedAt",
-      values: { ":seenUpdatedAt": document.updatedAt },
-    }),
+  recordSweep: sweepCounted<DocumentRecord>,
 };
 
 const { complete, fail, ...unsettling } = documentChanges;

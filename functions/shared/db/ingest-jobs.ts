@@ -10,7 +10,7 @@ import { keys, listIndexAttributes, namespaceListPartition } from "./dynamo/keys
 import { listPage, type PageRequest, type Pagination } from "./dynamo/pager.ts";
 import { queryPages } from "./dynamo/query.ts";
 import { release, reserve, writeWithReservations } from "./reservations.ts";
-import { applied, change, freshRunFields, type Transitionable } from "./dynamo/transitions.ts";
+import { applied, change, freshRunFields, sweepCounted, type Transitionable } from "./dynamo/transitions.ts";
 import { DELETION_STATUSES, QUEUED_STATUSES, type Status } from "../domain/statuses.ts";
 import { nowIso } from "../platform/time.ts";
 
@@ -196,14 +196,7 @@ export const jobChanges = {
     change({ to: "FAILED", from: DELETION_STATUSES, set: { error: `deletion failed: ${reason}` } }),
 
   /** Counts a sweep, conditional on the record being exactly as read (status, run and `updatedAt`). */
-  recordSweep: (job: IngestJobRecord, sweeps: { key: string; count: number }) =>
-    change({
-      keep: job.status,
-      runId: job.runId,
-      set: { sweeps },
-      condition: "#updatedAt = :seenUpdatedAt",
-      values: { ":seenUpdatedAt": job.updatedAt },
-    }),
+  recordSweep: sweepCounted<IngestJobRecord>,
 };
 
 /** The lifecycle writes applied: each returns the record as written, or null when someone else moved first. */

@@ -85,6 +85,19 @@ const count = z.number();
 
 const vectorGeneration = z.object({ runId: z.string(), totalChunks: count });
 
+/** The moments of a job's or a document's current run, and the run itself, as stored. */
+export const runFields = {
+  createdAt: z.string(),
+  queuedAt: z.nullable(z.string()),
+  preProcessingAt: z.nullable(z.string()),
+  processingAt: z.nullable(z.string()),
+  completedAt: z.nullable(z.string()),
+  failedAt: z.nullable(z.string()),
+  updatedAt: z.string(),
+  runId: z.string(),
+  statusBeforeDelete: z.optional(z.nullable(z.enum(STATUSES))),
+};
+
 /** A plain object; what it holds was validated when it was written (a merged config may break a request's rules). */
 export function storedObject<T>() {
   return z.custom<T>((value) => typeof value === "object" && value !== null && !Array.isArray(value));
@@ -115,14 +128,7 @@ export const documentRecordSchema = z.looseObject({
   totalTokens: z.nullable(count),
   totalCharacters: z.nullable(count),
   totalPages: z.nullable(count),
-  createdAt: z.string(),
-  queuedAt: z.nullable(z.string()),
-  preProcessingAt: z.nullable(z.string()),
-  processingAt: z.nullable(z.string()),
-  completedAt: z.nullable(z.string()),
-  failedAt: z.nullable(z.string()),
-  updatedAt: z.string(),
-  runId: z.string(),
+  ...runFields,
   checkpoint: z.nullable(
     z.object({
       runId: z.string(),
@@ -150,7 +156,6 @@ export const documentRecordSchema = z.looseObject({
   ),
   generation: z.nullable(vectorGeneration),
   retiredGeneration: z.nullable(vectorGeneration),
-  statusBeforeDelete: z.optional(z.nullable(z.enum(STATUSES))),
 }) satisfies z.ZodMiniType<DocumentRecord>;
 
 export function documentToWire(record: DocumentRecord, source: DocumentSource) {

@@ -1,7 +1,7 @@
 import { MAX_LAMBDA_EVENT_BYTES } from "../platform/request-limits.ts";
 import * as z from "../platform/zod.ts";
 import { ingestConfig, type IngestConfig } from "./ingest-config.ts";
-import { storedObject } from "./document.ts";
+import { runFields, storedObject } from "./document.ts";
 import { STATUSES, type Status } from "./statuses.ts";
 
 /**
@@ -121,20 +121,12 @@ export const ingestJobRecordSchema = z.looseObject({
   payload: z.optional(storedObject<IngestPayload>()),
   payloadObjectKey: z.optional(z.nullable(z.string())),
   config: z.nullable(storedObject<IngestConfig>()),
-  createdAt: z.string(),
-  queuedAt: z.nullable(z.string()),
-  preProcessingAt: z.nullable(z.string()),
-  processingAt: z.nullable(z.string()),
-  completedAt: z.nullable(z.string()),
-  failedAt: z.nullable(z.string()),
-  updatedAt: z.string(),
-  runId: z.string(),
+  ...runFields,
   documentIds: z.array(z.string()),
   documentsTotal: z.number(),
   documentsCreated: z.boolean(),
   documentsCompleted: z.number(),
   documentsFailed: z.number(),
-  statusBeforeDelete: z.optional(z.nullable(z.enum(STATUSES))),
 }) satisfies z.ZodMiniType<IngestJobRecord>;
 
 /** Normalises the payload: empty names dropped, and BATCH duplicates of one URL or one key kept once. */

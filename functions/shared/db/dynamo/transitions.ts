@@ -129,6 +129,17 @@ export function change<S extends TransitionSpec>(spec: S): S {
   return spec;
 }
 
+/** Counts a sweep on a job or a document, conditional on the record being exactly as read (status, run and `updatedAt`). */
+export function sweepCounted<T extends { status: Status; runId: string; updatedAt: string }>(record: T, sweeps: { key: string; count: number }) {
+  return change({
+    keep: record.status,
+    runId: record.runId,
+    set: { sweeps },
+    condition: "#updatedAt = :seenUpdatedAt",
+    values: { ":seenUpdatedAt": record.updatedAt },
+  });
+}
+
 type Change<T> = (record: T, ...rest: never[]) => TransitionSpec;
 
 /**
