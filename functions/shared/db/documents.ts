@@ -293,8 +293,7 @@ const { complete, fail, ...unsettling } = documentChanges;
 /** The lifecycle writes applied: each returns the record as written, or null when another delivery or a deletion moved first. */
 export const documentUpdates = {
   ...applied<DocumentRecord>(documentTarget, documentFromItem)(unsettling),
-  complete: (document: DocumentRecord, ...result: Parameters<typeof complete> extends [unknown, ...infer R] ? R : never) =>
-    settleDocument(document, complete(document, ...result)),
+  complete: (document: DocumentRecord, result: Parameters<typeof complete>[1]) => settleDocument(document, complete(document, result)),
   fail: (document: DocumentRecord, reason: string) => settleDocument(document, fail(document, reason)),
 };
 
