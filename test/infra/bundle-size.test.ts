@@ -30,11 +30,17 @@ import { type BuiltBundle, buildBundles, functionEntries, MAX_BUNDLE_BYTES } fro
  * Raised again (issue 23): the ingest worker's chunker repeats table headers in the chunks that
  * continue a table, the worker names a file's detected type (file-type itself loads on first use)
  * and joins page ranges by the paragraph rule (paragraph-rules.ts), about 1.5 KB.
+ *
+ * Raised again (issue 24): jobs and documents are parsed on read through their record schemas
+ * (domain/records.ts, about 1.3 KB wherever one is read), and the functions that change a status
+ * carry the lifecycle table and the named writes that check against it (domain/lifecycle.ts,
+ * db/documents.ts, db/ingest-jobs.ts, db/dynamo/transitions.ts; 4 to 6 KB in the workers). Both are
+ * free of top-level calls, so a function that only reads leaves the writes out.
  */
 const OVER_TARGET: Record<string, number> = {
   CreateUploadUrl: 460_000,
   CreateUploadUrls: 460_000,
-  CreateIngestJob: 545_000,
+  CreateIngestJob: 547_000,
   ListIngestJobs: 470_000,
   GetIngestJob: 460_000,
   DeleteIngestJob: 500_000,
@@ -43,18 +49,18 @@ const OVER_TARGET: Record<string, number> = {
   GetDocument: 460_000,
   CreateFileDownloadUrl: 460_000,
   CreateChunksDownloadUrl: 460_000,
-  Search: 718_000,
+  Search: 721_000,
   // The hosted page's search tab runs the same retrieval and reranking as Search.
-  HostedSearch: 727_000,
+  HostedSearch: 730_000,
   // Search's retrieval and reranking, and the chat providers.
-  Chat: 746_000,
-  HostedChat: 751_000,
+  Chat: 749_000,
+  HostedChat: 755_000,
   // The SES v2 client for sign-in links (loaded on the first link sent).
   HostedSignIn: 434_000,
   // The text formats (HTML, JSON, CSV converters) are read synchronously from formats/ at start-up.
-  IngestWorker: 655_000,
-  DeleteWorker: 537_000,
-  Reconciler: 537_000,
+  IngestWorker: 662_000,
+  DeleteWorker: 545_000,
+  Reconciler: 544_000,
 };
 
 const kb = (bytes: number) => `${(bytes / 1000).toFixed(1)} KB`;

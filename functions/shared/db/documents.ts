@@ -288,14 +288,20 @@ export const documentChanges = {
   recordSweep: sweepCounted<DocumentRecord>,
 };
 
-const { complete, fail, ...unsettling } = documentChanges;
+function documentWrites() {
+  const { complete, fail, ...unsettling } = documentChanges;
+  return {
+    ...applied<DocumentRecord, typeof unsettling>(documentTarget, documentFromItem, unsettling),
+    complete: (document: DocumentRecord, result: Parameters<typeof complete>[1]) => settleDocument(document, complete(document, result)),
+    fail: (document: DocumentRecord, reason: string) => settleDocument(document, fail(document, reason)),
+  };
+}
 
-/** The lifecycle writes applied: each returns the record as written, or null when another delivery or a deletion moved first. */
-export const documentUpdates = {
-  ...applied<DocumentRecord>(documentTarget, documentFromItem)(unsettling),
-  complete: (document: DocumentRecord, result: Parameters<typeof complete>[1]) => settleDocument(document, complete(document, result)),
-  fail: (document: DocumentRecord, reason: string) => settleDocument(document, fail(document, reason)),
-};
+/**
+ * The lifecycle writes applied: each returns the record as written, or null when another delivery
+ * or a deletion moved first. Pure: a bundle that only reads documents (Search) leaves them out.
+ */
+export const documentUpdates = /* @__PURE__ */ documentWrites();
 
 /** Deletes a document record whatever its state (the job cascade, after the document's data). */
 export async function deleteDocumentItem(documentId: string): Promise<void> {

@@ -200,4 +200,5 @@ export const jobChanges = {
 };
 
 /** The lifecycle writes applied: each returns the record as written, or null when someone else moved first. */
-export const jobUpdates = applied<IngestJobRecord>(jobTarget, jobFromItem)(jobChanges);
+// Pure: a bundle that never writes a job (Search reads documents only) leaves the writes and the lifecycle out.
+export const jobUpdates = /* @__PURE__ */ applied<IngestJobRecord, typeof jobChanges>(jobTarget, jobFromItem, jobChanges);

@@ -1,5 +1,6 @@
-import { type DocumentRecord, documentRecordSchema } from "../domain/document.ts";
-import { type IngestJobRecord, ingestJobRecordSchema } from "../domain/ingest-job.ts";
+import type { DocumentRecord } from "../domain/document.ts";
+import type { IngestJobRecord } from "../domain/ingest-job.ts";
+import { documentRecordSchema, ingestJobRecordSchema } from "../domain/records.ts";
 import * as z from "../platform/zod.ts";
 import { toRecord } from "./dynamo/items.ts";
 

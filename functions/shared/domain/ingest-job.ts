@@ -1,8 +1,7 @@
 import { MAX_LAMBDA_EVENT_BYTES } from "../platform/request-limits.ts";
 import * as z from "../platform/zod.ts";
 import { ingestConfig, type IngestConfig } from "./ingest-config.ts";
-import { runFields, storedObject } from "./document.ts";
-import { STATUSES, type Status } from "./statuses.ts";
+import type { Status } from "./statuses.ts";
 
 /**
  * Longest TEXT payload, in UTF-16 code units (what the schema counts): 880,000. The request reaches
@@ -108,26 +107,6 @@ export interface IngestJobRecord {
   /** The status a deletion found, restored if the deletion cannot be queued. */
   statusBeforeDelete?: Status | null;
 }
-
-/** An ingest job as stored, checked on every read (see `documentRecordSchema`). */
-export const ingestJobRecordSchema = z.looseObject({
-  id: z.string(),
-  namespaceId: z.string(),
-  tenantId: z.nullable(z.string()),
-  externalId: z.nullable(z.string()),
-  name: z.nullable(z.string()),
-  status: z.enum(STATUSES),
-  error: z.nullable(z.string()),
-  payload: z.optional(storedObject<IngestPayload>()),
-  payloadObjectKey: z.optional(z.nullable(z.string())),
-  config: z.nullable(storedObject<IngestConfig>()),
-  ...runFields,
-  documentIds: z.array(z.string()),
-  documentsTotal: z.number(),
-  documentsCreated: z.boolean(),
-  documentsCompleted: z.number(),
-  documentsFailed: z.number(),
-}) satisfies z.ZodMiniType<IngestJobRecord>;
 
 /** Normalises the payload: empty names dropped, and BATCH duplicates of one URL or one key kept once. */
 export function normalisePayload(payload: IngestPayload): IngestPayload {

@@ -15,13 +15,8 @@ import { DELETION_STATUSES, STATUSES, type Status } from "./statuses.ts";
  */
 export type Lifecycle = Readonly<Record<Status, readonly Status[]>>;
 
-const NOT_DELETING: readonly Status[] = STATUSES.filter((status) => !DELETION_STATUSES.includes(status));
-
-const DELETION_EXITS = {
-  QUEUED_FOR_DELETE: ["DELETING", "FAILED"],
-  DELETING: ["DELETING", "FAILED"],
-} as const satisfies Partial<Lifecycle>;
-
+// Written out in full, with no computed rows: the table is read by people, and a module without
+// top-level calls stays out of bundles that never change a status.
 export const JOB_LIFECYCLE: Lifecycle = {
   BACKLOG: ["QUEUED_FOR_RESYNC", "QUEUED_FOR_DELETE"],
   QUEUED: ["PRE_PROCESSING", "FAILED", "QUEUED_FOR_RESYNC", "QUEUED_FOR_DELETE"],
@@ -32,7 +27,8 @@ export const JOB_LIFECYCLE: Lifecycle = {
   FAILED: ["QUEUED_FOR_RESYNC", "QUEUED_FOR_DELETE"],
   CANCELLING: ["QUEUED_FOR_DELETE"],
   CANCELLED: ["QUEUED_FOR_RESYNC", "QUEUED_FOR_DELETE"],
-  ...DELETION_EXITS,
+  QUEUED_FOR_DELETE: ["DELETING", "FAILED"],
+  DELETING: ["DELETING", "FAILED"],
 };
 
 /**
@@ -50,12 +46,9 @@ export const DOCUMENT_LIFECYCLE: Lifecycle = {
   FAILED: ["QUEUED_FOR_RESYNC", "QUEUED_FOR_DELETE", "DELETING"],
   CANCELLING: ["QUEUED_FOR_RESYNC", "QUEUED_FOR_DELETE", "DELETING"],
   CANCELLED: ["QUEUED_FOR_RESYNC", "QUEUED_FOR_DELETE", "DELETING"],
-  ...DELETION_EXITS,
+  QUEUED_FOR_DELETE: ["DELETING", "FAILED"],
+  DELETING: ["DELETING", "FAILED"],
 };
-
-export function mayMove(lifecycle: Lifecycle, from: Status, to: Status): boolean {
-  return lifecycle[from].includes(to);
-}
 
 /**
  * Undoing a deletion request: QUEUED_FOR_DELETE back to the status the request found (FAILED when
@@ -63,7 +56,11 @@ export function mayMove(lifecycle: Lifecycle, from: Status, to: Status): boolean
  * QUEUED_FOR_RESYNC merely because a deletion could be undone to it.
  */
 export function mayRestore(from: Status, to: Status): boolean {
-  return from === "QUEUED_FOR_DELETE" && NOT_DELETING.includes(to);
+  return from === "QUEUED_FOR_DELETE" && !DELETION_STATUSES.includes(to);
+}
+
+export function mayMove(lifecycle: Lifecycle, from: Status, to: Status): boolean {
+  return lifecycle[from].includes(to);
 }
 
 /** Every status the lifecycle lets move to `to`, in the spec's order. */

@@ -125,6 +125,7 @@ export function freshRunFields() {
 }
 
 /** Declares one change of a repository, keeping its literal statuses (and checking it as it is typed). */
+/* @__NO_SIDE_EFFECTS__ */
 export function change<S extends TransitionSpec>(spec: S): S {
   return spec;
 }
@@ -147,12 +148,14 @@ type Change<T> = (record: T, ...rest: never[]) => TransitionSpec;
  * against the lifecycle without a table) and export it applied: called with the record as read,
  * it writes the change and returns the record as written, or null when a condition no longer held.
  */
-export function applied<T>(target: (record: T) => Transitionable, parse: (item: Record<string, unknown>) => T) {
-  return <Changes extends Record<string, Change<T>>>(changes: Changes) => {
-    const entries = Object.entries(changes).map(([name, change]) => [
-      name,
-      (record: T, ...rest: never[]) => transition<T>(target(record), change(record, ...rest), parse),
-    ]);
-    return Object.fromEntries(entries) as { [K in keyof Changes]: (...args: Parameters<Changes[K]>) => Promise<T | null> };
-  };
+export function applied<T, Changes extends Record<string, Change<T>>>(
+  target: (record: T) => Transitionable,
+  parse: (item: Record<string, unknown>) => T,
+  changes: Changes,
+): { [K in keyof Changes]: (...args: Parameters<Changes[K]>) => Promise<T | null> } {
+  const entries = Object.entries(changes).map(([name, change]) => [
+    name,
+    (record: T, ...rest: never[]) => transition<T>(target(record), change(record, ...rest), parse),
+  ]);
+  return Object.fromEntries(entries) as { [K in keyof Changes]: (...args: Parameters<Changes[K]>) => Promise<T | null> };
 }
