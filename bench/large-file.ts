@@ -1,6 +1,6 @@
 /**
  * Large-file benchmark: one document per accepted text format at the upload limit, ingested through
- * the real path (E3 presigned upload, a MANAGED_FILE job, then the real ingest worker handler fed by
+ * the real path (createUpload presigned upload, a MANAGED_FILE job, then the real ingest worker handler fed by
  * an SQS poller), each case in a fresh child process so its peak resident memory is its own. The
  * parent runs DynamoDB Local, the S3/SQS emulator and the API; the child runs only the worker, as
  * one Lambda instance would (one invocation at a time, batches of the IngestWorker's batch size).
@@ -90,7 +90,7 @@ export interface CaseResult {
   sampledPeakRssMb: number;
   /** Records per worker invocation, in order. */
   batches: number[];
-  /** SHA-256 of the chunk texts of the published chunks file(s) (E11), for comparing runs: the same input must give the same chunks. */
+  /** SHA-256 of the chunk texts of the published chunks file(s) (createChunksDownloadUrl), for comparing runs: the same input must give the same chunks. */
   chunksDigest: string | null;
   /** Requests the vector sink received (PutVectors batches), proof the vectors left the worker. */
   vectorRequests: number;

@@ -1,5 +1,5 @@
 /**
- * E5 page latency against namespace size: the same list requests over HTTP in a namespace with 100
+ * listIngestJobs page latency against namespace size: the same list requests over HTTP in a namespace with 100
  * jobs and in one with 100,000. The list indexes are meant to make a page cost the same however
  * large the namespace is (target: within 1.5×). Workers are off, so jobs stay as inserted.
  *

@@ -77,7 +77,7 @@ export async function runReingestCostBench(options: { documents?: number; edited
     const namespaceId = await createNamespace(api, "reingest");
     const base = `/v1/namespace/${namespaceId}`;
 
-    // Uploads through E4, 100 per request, then PUT to each presigned URL.
+    // Uploads through createUploads, 100 per request, then PUT to each presigned URL.
     const keys: string[] = [];
     for (let start = 0; start < documents; start += 100) {
       const files = Array.from({ length: Math.min(100, documents - start) }, (_, offset) => {

@@ -7,7 +7,7 @@ import { fileURLToPath } from "node:url";
  * each printing its table and writing its numbers to bench/results/. The whole set takes about an
  * hour, most of it loading 100,000 jobs and 100,000 chunks into the local stack.
  */
-const BENCHES = ["bundles", "chunker", "text-parsers", "documents", "fidelity", "ingest-e2e", "list-latency", "search-latency", "fault-injection", "large-file", "reingest-cost", "retrieval-quality", "chat-latency"];
+const BENCHES = ["bundles", "chunker", "text-parsers", "documents", "fidelity", "ingest-e2e", "list-latency", "search-latency", "fault-injection", "large-file", "reingest-cost", "retrieval-quality", "ir-collection", "chat-latency"];
 
 const wanted = process.argv.slice(2);
 const unknown = wanted.filter((name) => !BENCHES.includes(name));

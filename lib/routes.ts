@@ -253,6 +253,14 @@ export const HTTP_FUNCTIONS: HttpFunctionDefinition[] = [
     public: true,
   },
   {
+    id: "HostedDocumentFile",
+    entry: "functions/http/hosted/document-file.ts",
+    routes: [{ method: "GET", path: "/hosted/{slug}/documents/{documentId}/file" }],
+    // Writes only its rate-limit counters; reads the object's head and signs a GET of it.
+    access: { table: "readWrite", bucket: "read" },
+    public: true,
+  },
+  {
     id: "HostedChat",
     entry: "functions/http/hosted/chat.ts",
     routes: [{ method: "POST", path: "/hosted/{slug}/chat" }],

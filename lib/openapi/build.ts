@@ -103,7 +103,13 @@ function parameters(spec: AnySpec): JsonSchema[] {
 
 function successResponse(doc: OperationDoc): Operation["responses"][string] & { description: string } {
   const success = doc.success;
-  if ("raw" in success) return { description: doc.summary, content: { [success.raw]: { schema: success.raw === "application/json" ? { type: "object" } : { type: "string" } } } };
+  if ("raw" in success) {
+    return {
+      description: doc.summary,
+      ...(doc.successHeaders ? { headers: doc.successHeaders } : {}),
+      content: { [success.raw]: { schema: success.raw === "application/json" ? { type: "object" } : { type: "string" } } },
+    };
+  }
   const data = success.list ? { type: "array", items: ref(success.data) } : ref(success.data);
   const envelope: JsonSchema = {
     type: "object",

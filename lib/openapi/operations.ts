@@ -8,6 +8,7 @@ import {
   namespaceWire,
   reingestWire,
   hostedHitWire,
+  hostedSearchHitWire,
   searchResultWire,
   signInRequestedWire,
   uploadTargetWire,
@@ -34,7 +35,7 @@ export interface OperationDoc {
         /** Also answered as the AI SDK's UI message stream (`text/event-stream`), when the request asks for a stream. */
         eventStream?: boolean;
       }
-    | { status: 200 | 303; raw: "application/json" | "text/html" | "text/event-stream" };
+    | { status: 200 | 302 | 303; raw: "application/json" | "text/html" | "text/event-stream" | "text/plain" };
   /** Response headers of the success response, with what they mean. */
   successHeaders?: Record<string, { description: string; schema: Record<string, unknown> }>;
   /** 409 besides the "namespace is being deleted" that every route on an active namespace can answer. */
@@ -52,6 +53,7 @@ export const COMPONENTS = {
   DownloadUrl: downloadUrlWire,
   SearchResult: searchResultWire,
   HostedHit: hostedHitWire,
+  HostedSearchHit: hostedSearchHitWire,
   ChatAnswer: chatAnswerWire,
   SignInRequested: signInRequestedWire,
 } satisfies Record<string, z.ZodMiniType>;
@@ -61,7 +63,7 @@ export type ComponentName = keyof typeof COMPONENTS;
 const NS = "/v1/namespace/{namespaceId}";
 
 export const OPERATIONS: Record<string, OperationDoc> = {
-  "GET /v1/namespace": { operationId: "listNamespaces", summary: "List namespaces (E1)", tag: "Namespaces", success: { status: 200, data: "Namespace", list: true } },
+  "GET /v1/namespace": { operationId: "listNamespaces", summary: "List namespaces", tag: "Namespaces", success: { status: 200, data: "Namespace", list: true } },
   "POST /v1/namespace": {
     operationId: "createNamespace",
     summary: "Create a namespace",
@@ -72,14 +74,14 @@ export const OPERATIONS: Record<string, OperationDoc> = {
   [`GET ${NS}`]: { operationId: "getNamespace", summary: "Get a namespace", tag: "Namespaces", success: { status: 200, data: "Namespace" } },
   [`PATCH ${NS}`]: {
     operationId: "updateNamespace",
-    summary: "Update a namespace (E2)",
+    summary: "Update a namespace",
     tag: "Namespaces",
     success: { status: 200, data: "Namespace" },
     conflicts: "the slug is taken, or the namespace changed meanwhile",
   },
   [`PUT ${NS}`]: {
     operationId: "replaceNamespace",
-    summary: "Update a namespace (E2, PUT form)",
+    summary: "Update a namespace (PUT form)",
     tag: "Namespaces",
     success: { status: 200, data: "Namespace" },
     conflicts: "the slug is taken, or the namespace changed meanwhile",
@@ -115,21 +117,21 @@ export const OPERATIONS: Record<string, OperationDoc> = {
   },
   [`DELETE ${NS}/hosting`]: {
     operationId: "deleteHosting",
-    summary: "Delete the hosting configuration (E12)",
+    summary: "Delete the hosting configuration",
     tag: "Hosting",
     success: { status: 200, data: "Hosting" },
     conflicts: "the configuration changed meanwhile",
   },
   [`POST ${NS}/uploads`]: {
     operationId: "createUpload",
-    summary: "Presigned URL for one file (E3)",
+    summary: "Presigned URL for one file",
     tag: "Uploads",
     success: { status: 201, data: "UploadTarget" },
     description: "PUT the file to `url` with the declared Content-Type and size; then ingest it as a MANAGED_FILE with `key`.",
   },
   [`POST ${NS}/uploads/batch`]: {
     operationId: "createUploads",
-    summary: "Presigned URLs for a batch of files (E4)",
+    summary: "Presigned URLs for a batch of files",
     tag: "Uploads",
     success: { status: 201, data: "UploadTarget", list: true },
   },
@@ -142,21 +144,21 @@ export const OPERATIONS: Record<string, OperationDoc> = {
   },
   [`GET ${NS}/ingest-jobs`]: {
     operationId: "listIngestJobs",
-    summary: "List ingest jobs (E5)",
+    summary: "List ingest jobs",
     tag: "Ingest jobs",
     success: { status: 200, data: "IngestJob", list: true, paginated: true },
   },
-  [`GET ${NS}/ingest-jobs/{jobId}`]: { operationId: "getIngestJob", summary: "Get an ingest job (E6)", tag: "Ingest jobs", success: { status: 200, data: "IngestJob" } },
+  [`GET ${NS}/ingest-jobs/{jobId}`]: { operationId: "getIngestJob", summary: "Get an ingest job", tag: "Ingest jobs", success: { status: 200, data: "IngestJob" } },
   [`DELETE ${NS}/ingest-jobs/{jobId}`]: {
     operationId: "deleteIngestJob",
-    summary: "Delete an ingest job and its documents (E7, queued)",
+    summary: "Delete an ingest job and its documents (queued)",
     tag: "Ingest jobs",
     success: { status: 200, data: "IngestJob" },
     conflicts: "the job is already being deleted, or changed meanwhile",
   },
   [`POST ${NS}/ingest-jobs/{jobId}/re-ingest`]: {
     operationId: "reingestJob",
-    summary: "Re-ingest a job (E8)",
+    summary: "Re-ingest a job",
     tag: "Ingest jobs",
     success: { status: 200, data: "ReingestResult" },
     conflicts: "the job is not in a state that can be re-ingested (still running, being deleted)",
@@ -170,20 +172,20 @@ export const OPERATIONS: Record<string, OperationDoc> = {
   [`GET ${NS}/documents/{documentId}`]: { operationId: "getDocument", summary: "Get a document", tag: "Documents", success: { status: 200, data: "Document" } },
   [`DELETE ${NS}/documents/{documentId}`]: {
     operationId: "deleteDocument",
-    summary: "Delete a document (E9, queued)",
+    summary: "Delete a document (queued)",
     tag: "Documents",
     success: { status: 200, data: "Document" },
     conflicts: "the document is already being deleted, or its job is still creating its documents",
   },
   [`POST ${NS}/documents/{documentId}/file-download-url`]: {
     operationId: "createFileDownloadUrl",
-    summary: "Download URL of the uploaded file (E10)",
+    summary: "Download URL of the uploaded file",
     tag: "Documents",
     success: { status: 200, data: "DownloadUrl" },
   },
   [`POST ${NS}/documents/{documentId}/chunks-download-url`]: {
     operationId: "createChunksDownloadUrl",
-    summary: "Download URL of the chunks JSON (E11)",
+    summary: "Download URL of the chunks JSON",
     tag: "Documents",
     success: { status: 200, data: "DownloadUrl" },
     conflicts: "the document is not COMPLETED",
@@ -217,7 +219,7 @@ export const OPERATIONS: Record<string, OperationDoc> = {
       "Single-shot retrieval-augmented answer: the last user message is searched (the request's retrieval settings, hybrid by default, over the `x-tenant-id` partition), the best chunks are numbered and given to the model with the system prompt, and the answer cites them as [n] (`sources[n-1]`). " +
       "The model is the request's `llmConfig`, else the namespace's hosting's, else the deployment's default (Amazon Bedrock when deployed; none on the offline local stack, which answers 422 naming `llmConfig`). " +
       "With `stream: true` (the default) the answer is the AI SDK's UI message stream (`text/event-stream`, header `x-vercel-ai-ui-message-stream: v1`): `start`, one `source-url` or `source-document` per source, `data-sources` (the numbered sources), `text-start`, `text-delta`s as the model produces them, `text-end` (with the [n] citations), `finish`, then `[DONE]`; a failure after the answer began is an `error` part. " +
-      "A model that refuses the configuration is a 422; a busy or unreachable one a 429 with `Retry-After`.",
+      "A model that refuses the configuration is a 422, and so is an address where no model answers (connection refused, no such host): `llmConfig: no model reachable: ...`; a busy one (429, 5xx, timeouts) a 429 with `Retry-After`.",
     successHeaders: {
       "x-chat-model": { description: "The model that answered, as `<provider>:<model>`, e.g. `bedrock:us.amazon.nova-lite-v1:0`.", schema: { type: "string" } },
       "x-rerank": { description: "As for search: `reranked`, `unavailable` or `failed`, when the request asked for reranking.", schema: { type: "string", enum: ["reranked", "unavailable", "failed"] } },
@@ -271,9 +273,18 @@ export const OPERATIONS: Record<string, OperationDoc> = {
     operationId: "searchHostedPage",
     summary: "The search tab of a hosted page (no key)",
     tag: "Hosted pages",
-    success: { status: 200, data: "HostedHit", list: true },
+    success: { status: 200, data: "HostedSearchHit", list: true },
     description:
-      "Hybrid search over the namespace's records without a tenant, with the hosting's `topK` and `rerankConfig`. 403 when search is disabled, or the page is protected and the request carries no valid session cookie; 429 (with `Retry-After`) past 30 searches a minute per visitor or 600 per page.",
+      "Hybrid search over the namespace's records without a tenant, with the hosting's `topK` and `rerankConfig`. Each hit carries its document, where in it the chunk starts (`location`), a `snippet` of at most about 300 characters around the best-matching passage and the query's words in the text (`highlights`, matched by the keyword analyser's stems), as UTF-16 offsets into `text`; `sourceFile` says whether the page serves the uploaded file (see `getHostedDocumentFile`). 403 when search is disabled, or the page is protected and the request carries no valid session cookie; 429 (with `Retry-After`) past 30 searches a minute per visitor or 600 per page.",
+  },
+  "GET /hosted/{slug}/documents/{documentId}/file": {
+    operationId: "getHostedDocumentFile",
+    summary: "A search hit's source file: a redirect to a presigned download lasting 5 minutes (no key)",
+    tag: "Hosted pages",
+    success: { status: 302, raw: "text/plain" },
+    successHeaders: { location: { description: "The presigned GET of the uploaded file, saved under the document's name.", schema: { type: "string" } } },
+    description:
+      "Only for a document of the page's namespace without a tenant, not being deleted, uploaded as a file (MANAGED_FILE); any other id is 404. Admitted and counted as a search: 403 on a protected page without a valid session cookie, 429 (with `Retry-After`) past the search limits.",
   },
   "POST /hosted/{slug}/chat": {
     operationId: "chatHostedPage",
@@ -281,6 +292,6 @@ export const OPERATIONS: Record<string, OperationDoc> = {
     tag: "Hosted pages",
     success: { status: 200, raw: "text/event-stream" },
     description:
-      "Answers the conversation's last question from the namespace's records without a tenant, retrieved as the search tab does, with the hosting's `systemPrompt` and `llmConfig` (else the deployment's default model), as the AI SDK's UI message stream (see `chat`). 403 for a protected page without a valid session cookie; 422 naming `llmConfig` when no model is configured; 429 (with `Retry-After`) past 10 questions a minute per visitor or 120 per page.",
+      "Answers the conversation's last question from the namespace's records without a tenant, retrieved as the search tab does, with the hosting's `systemPrompt` and `llmConfig` (else the deployment's default model), as the AI SDK's UI message stream (see `chat`). 403 for a protected page without a valid session cookie; 422 naming `llmConfig` when no model is configured or none is reachable at its address; 429 (with `Retry-After`) past 10 questions a minute per visitor or 120 per page.",
   },
 };

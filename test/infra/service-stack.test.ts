@@ -161,6 +161,18 @@ describe("API routes", () => {
     expect(ROUTES.filter((route) => route.fn.streams).map((route) => route.path)).toEqual(["/v1/namespace/{namespaceId}/chat", "/hosted/{slug}/chat"]);
   });
 
+  it("serves a hosted page's source files from a public function that may read the bucket but not write it, embed or query vectors", () => {
+    const built = dev();
+    const paths = resourcePaths(built.template);
+    const method = Object.values(built.template.findResources("AWS::ApiGateway::Method")).find(
+      (candidate) => candidate.Properties.HttpMethod === "GET" && paths.get(candidate.Properties.ResourceId.Ref) === "/hosted/{slug}/documents/{documentId}/file",
+    );
+    expect(method?.Properties).toMatchObject({ AuthorizationType: "NONE", ApiKeyRequired: false });
+    const actions = [...grantsOf(built, built.stack.functions.get("HostedDocumentFile")!).actions];
+    expect(actions.some((action) => action.startsWith("s3:GetObject"))).toBe(true);
+    expect(actions.filter((action) => /^s3:(Put|Delete)|^s3vectors:|^bedrock:|^sqs:/.test(action))).toEqual([]);
+  });
+
   it("shares one function among the routes of an entry", () => {
     const { template, stack } = dev();
     const methods = Object.values(template.findResources("AWS::ApiGateway::Method"));

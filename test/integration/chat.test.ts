@@ -1,3 +1,5 @@
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import { parseJsonEventStream, readUIMessageStream, type UIMessage, type UIMessageChunk, uiMessageChunkSchema } from "ai";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ingestAndWait, ingestForTenant, newNamespace, type TestNamespace } from "../support/ingestion.ts";
@@ -47,6 +49,15 @@ async function assembled(raw: string): Promise<{ chunks: UIMessageChunk[]; messa
   let message: UIMessage | undefined;
   for await (const snapshot of readUIMessageStream({ stream: checked })) message = snapshot;
   return { chunks, message };
+}
+
+/** A loopback port nothing listens on: bound, then released. */
+async function vacantPort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise((resolve) => server.close(resolve));
+  return port;
 }
 
 const lastModelRequest = () => model.requests.at(-1)!;
@@ -192,7 +203,7 @@ describe("chat API", () => {
     expect(noQuestion.body.error.message).toContain("messages.0.role");
   });
 
-  it("maps a model's refusal to 422 and a busy model to 429, never echoing the key", async () => {
+  it("maps a model's refusal to 422 and a busy model (5xx) to 429, never echoing the key", async () => {
     const wrongKey = await ns.call("POST", "/chat", { body: { query: "refunds?", llmConfig: { ...llmConfig(), apiKey: "sk-wrong-key-000000000000" }, stream: false } });
     expect(wrongKey.status).toBe(422);
     expect(wrongKey.body.error.message).toContain("rejected the API key");
@@ -204,6 +215,20 @@ describe("chat API", () => {
     expect(busy.headers.get("retry-after")).toBe("5");
     // Whatever the client did not use of the queued faults must not leak into the next test.
     while ((await ns.call("POST", "/chat", { body: { query: "refunds?", llmConfig: llmConfig(), stream: false } })).status !== 200);
+  });
+
+  it("answers 422 'no model reachable' when nothing listens at the model's address, not a 429 that reads as rate limiting", async () => {
+    const vacant = await vacantPort();
+    const unreachable = { provider: "OPENAI_COMPATIBLE", baseUrl: `http://127.0.0.1:${vacant}/v1`, model: "llama3.2" };
+    const answer = await ns.call("POST", "/chat", { body: { query: "refunds?", llmConfig: unreachable, stream: false } });
+    expect(answer.status).toBe(422);
+    expect(answer.body.error.code).toBe("unprocessable_entity");
+    expect(answer.body.error.message).toMatch(/^llmConfig: no model reachable: .*127\.0\.0\.1:\d+ could not be reached \(ECONNREFUSED\)/);
+    expect(answer.headers.get("retry-after")).toBeNull();
+
+    const streamedAnswer = await ns.call("POST", "/chat", { body: { query: "refunds?", llmConfig: unreachable } });
+    expect(streamedAnswer.status).toBe(422);
+    expect(streamedAnswer.body.error.message).toContain("no model reachable");
   });
 
   it("refuses hostile bodies with 400 or 422 naming the field, never a 500", async () => {
@@ -271,15 +296,18 @@ describe("hosted page chat", () => {
     slug = patched.body.data.slug;
   });
 
-  it("shows a labelled chat form when a model is configured, and says so when none is", async () => {
+  it("shows a labelled chat form and its example questions when a model is configured, and neither when none is", async () => {
     const html = String((await visitor("GET", `/hosted/${slug}`)).body);
     expect(html).toContain('<label for="chat-question">');
+    expect(html).toContain('data-target="chat">How long is shipping to Norway?</button>');
     expect(html).not.toContain("Chat is not available");
     const bare = await newNamespace(api);
     await bare.call("POST", "/hosting");
-    const bareSlug = (await bare.call("PATCH", "/hosting", { body: { protected: false } })).body.data.slug;
+    const bareSlug = (await bare.call("PATCH", "/hosting", { body: { protected: false, exampleQuestions: ["Can anyone answer this?"] } })).body.data.slug;
     const bareHtml = String((await visitor("GET", `/hosted/${bareSlug}`)).body);
     expect(bareHtml).toContain("Chat is not available on this page: no language model is configured");
+    // An example question would be a button that cannot work.
+    expect(bareHtml).not.toContain("Can anyone answer this?");
     const refused = await visitor("POST", `/hosted/${bareSlug}/chat`, { messages: [{ role: "user", content: "hi" }] });
     expect(refused.status).toBe(422);
     expect((await visitor("POST", `/hosted/${bareSlug}/search`, { query: "anything" })).status).toBe(200);

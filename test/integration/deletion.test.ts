@@ -30,7 +30,7 @@ async function expectNothingLeftOf(ns: TestNamespace, jobId: string, documentIds
   expect(await objectKeys(stack, `namespaces/${ns.namespaceId}/jobs/${jobId}/`)).toEqual([]);
 }
 
-describe("deleting an ingest job (E7)", () => {
+describe("deleting an ingest job (deleteIngestJob)", () => {
   it("answers 200 with the job QUEUED_FOR_DELETE, 409 to a second delete, then removes the job, its documents and every trace", async () => {
     const ns = await newNamespace(api);
     const key = await upload(ns, "notes.md", "text/markdown", `# Notes\n\n${paragraphs(20)}`);
@@ -79,7 +79,7 @@ describe("deleting an ingest job (E7)", () => {
   });
 });
 
-describe("deleting a document (E9)", () => {
+describe("deleting a document (deleteDocument)", () => {
   it("removes only that document and keeps its job's counts right", async () => {
     const ns = await newNamespace(api);
     const created = await ns.call("POST", "/ingest-jobs", {
@@ -122,7 +122,7 @@ describe("deleting a document (E9)", () => {
   });
 });
 
-describe("re-ingesting a job (E8)", () => {
+describe("re-ingesting a job (reingestJob)", () => {
   it("answers 200 with only the id, keeps document ids, and replaces exactly the chunks of a 200-chunk document", async () => {
     const ns = await newNamespace(api);
     const job = await ingestText(ns, paragraphs(200), { config: { chunkSize: 60 } });

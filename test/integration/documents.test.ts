@@ -33,7 +33,7 @@ const DOCX = "application/vnd.openxmlformats-officedocument.wordprocessingml.doc
 const PPTX = "application/vnd.openxmlformats-officedocument.presentationml.presentation";
 const XLSX = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet";
 
-/** Uploads the file through E3, ingests it as MANAGED_FILE and waits for the job to end. */
+/** Uploads the file through createUpload, ingests it as MANAGED_FILE and waits for the job to end. */
 async function ingestFile(ns: TestNamespace, fileName: string, contentType: string, bytes: Uint8Array, config?: Record<string, unknown>) {
   const key = await upload(ns, fileName, contentType, bytes);
   return ingestAndWait(ns, { type: "MANAGED_FILE", key, fileName }, config);

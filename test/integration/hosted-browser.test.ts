@@ -1,8 +1,8 @@
 import { existsSync, mkdirSync } from "node:fs";
 import { fileURLToPath } from "node:url";
-import { type Browser, chromium } from "playwright-core";
+import { type Browser, chromium, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ingestAndWait, newNamespace } from "../support/ingestion.ts";
+import { ingestAndWait, newNamespace, upload } from "../support/ingestion.ts";
 import { useLocalStack } from "../support/local-stack.ts";
 import { type OpenAiChatServer, startOpenAiChatServer } from "../support/openai-chat-server.ts";
 
@@ -47,6 +47,19 @@ async function openHostedPage(slug: string) {
   return { page, problems };
 }
 
+/**
+ * The page as a desktop and a phone show it, saved to test-results/ (not committed: this test is
+ * their generator). Full-page, so the height says how compact the list is.
+ */
+async function saveScreenshots(page: Page, name: string): Promise<void> {
+  mkdirSync(OUTPUT, { recursive: true });
+  for (const [width, label] of [[1280, "desktop"], [390, "phone"]] as const) {
+    await page.setViewportSize({ width, height: 900 });
+    await page.screenshot({ path: `${OUTPUT}${name}-${label}.png`, fullPage: true });
+    expect(existsSync(`${OUTPUT}${name}-${label}.png`)).toBe(true);
+  }
+}
+
 /** The little of the DOM the contrast check uses (the tests compile without the DOM library). */
 interface PageNode {
   parentElement: PageNode | null;
@@ -85,14 +98,32 @@ function contrastRatios(selectors: string[]): Record<string, number> {
 }
 
 describe.runIf(available)("the hosted page in headless Chromium", () => {
-  it("searches from the keyboard, shows hits with their document and citation, and breaks no CSP rule", async () => {
+  it("searches from the keyboard: a compact list of documents, highlighted snippets, Show more, source links, more results; no CSP error", async () => {
     const ns = await newNamespace(api);
-    await ingestAndWait(ns, { type: "TEXT", text: "Refunds are paid within 14 days of the returned parcel arriving.", fileName: "refunds.md" }, {
-      metadata: { url: "https://help.example.com/refunds" },
-    });
+    // One long document whose chunks match twice (grouped under one title), several short ones (more
+    // than one screen of documents), and an uploaded file without a citation (a download link).
+    const policy = [
+      "Acme's returns policy explains how a purchase can be sent back and what happens next. ".repeat(6),
+      "Refunds are paid within 14 days of the returned parcel arriving at the warehouse, to the card used for the order. ",
+      "Parcels are inspected on arrival and a note is sent when the inspection ends. ".repeat(10),
+      "Refunds for damaged goods are paid at once, without waiting for the parcel. ",
+      "Gift cards cannot be exchanged for cash. ".repeat(8),
+    ].join("\n");
+    await ingestAndWait(ns, { type: "TEXT", text: policy, fileName: "returns-policy.md" }, { metadata: { url: "https://help.example.com/returns" }, chunkSize: 700 });
+    for (const [name, text] of [
+      ["shipping.md", "Shipping is free above 50 euros; refunds of shipping costs follow the returns policy."],
+      ["warranty.md", "A repair under warranty is free; when a repair is impossible, a refund is paid instead."],
+      ["gift-cards.md", "Gift cards are not refunded once used, and expire after two years."],
+      ["subscriptions.md", "Subscriptions may be cancelled at any time; the unused months are refunded."],
+      ["marketplace.md", "Marketplace sellers pay refunds themselves, within their own deadlines."],
+    ]) {
+      await ingestAndWait(ns, { type: "TEXT", text: text!, fileName: name }, { metadata: { url: `https://help.example.com/${name!.replace(".md", "")}` } });
+    }
+    const key = await upload(ns, "refund-form.txt", "text/plain", "Refund request form: order number, reason, and the refund account.");
+    await ingestAndWait(ns, { type: "MANAGED_FILE", key, fileName: "refund-form.txt" });
     expect((await ns.call("POST", "/hosting")).status).toBe(201);
     const hosting = await ns.call("PATCH", "/hosting", {
-      body: { protected: false, title: "Acme help", welcomeMessage: "Ask us anything.", citationMetadataPath: "url", exampleSearchQueries: ["refund window"] },
+      body: { protected: false, title: "Acme help", welcomeMessage: "Ask us anything.", citationMetadataPath: "url", exampleSearchQueries: ["refund window"], exampleQuestions: ["Cannot be answered"], topK: 15 },
     });
     const slug: string = hosting.body.data.slug;
 
@@ -105,23 +136,68 @@ describe.runIf(available)("the hosted page in headless Chromium", () => {
     await field.focus();
     await page.keyboard.type("when are refunds paid");
     await page.keyboard.press("Enter");
-    const first = page.locator("#search-results li").first();
-    await first.waitFor({ timeout: 10_000 });
-    expect(await first.innerText()).toContain("Refunds are paid within 14 days");
-    expect(await first.innerText()).toContain("refunds.md");
-    expect(await first.locator("a").getAttribute("href")).toBe("https://help.example.com/refunds");
-    expect(await page.locator("#search-status").innerText()).toMatch(/result/);
+    const documents = page.locator("#search-results > li");
+    await documents.first().waitFor({ timeout: 10_000 });
+    const status = await page.locator("#search-status").innerText();
+    const [, passages, documentCount] = /^(\d+) passages? in (\d+) documents?\.$/.exec(status) ?? [];
+    expect(Number(documentCount), status).toBe(7);
+    expect(Number(passages)).toBeGreaterThan(7);
 
-    // The tabs switch with the arrow keys.
+    // At most five documents at first, each once, titled by its name; the rest behind "More results".
+    expect(await documents.count()).toBe(5);
+    const policyResult = documents.filter({ has: page.getByRole("heading", { name: "returns-policy.md" }) });
+    expect(await policyResult.count()).toBe(1);
+    expect(await policyResult.locator("ol.passages > li").count()).toBeGreaterThan(1);
+    expect(await policyResult.getByRole("link", { name: "returns-policy.md" }).getAttribute("href")).toBe("https://help.example.com/returns");
+
+    // Snippets are short, with the query's words marked by stem ("refunds", "paid"); marks are elements, not markup in text.
+    for (const text of await page.locator(".snippet").allInnerTexts()) expect(text.length).toBeLessThanOrEqual(310);
+    const marks = await policyResult.locator("mark").allInnerTexts();
+    expect(marks.map((mark) => mark.toLowerCase())).toEqual(expect.arrayContaining(["refunds", "paid"]));
+    expect(await page.locator("#search-results").innerHTML()).not.toContain("&lt;mark");
+
+    // "Show more" reveals the whole chunk, line breaks kept, and "Show less" folds it again.
+    const passageId = await policyResult.getByRole("button", { name: "Show more" }).first().getAttribute("aria-controls");
+    const snippet = page.locator(`#${passageId}`);
+    const toggle = page.locator(`[aria-controls="${passageId}"]`);
+    const before = (await snippet.innerText()).length;
+    await toggle.click();
+    expect(await toggle.getAttribute("aria-expanded")).toBe("true");
+    expect(await toggle.innerText()).toBe("Show less");
+    expect((await snippet.innerText()).length).toBeGreaterThan(before);
+    await toggle.click();
+    expect((await snippet.innerText()).length).toBe(before);
+
+    // "More results" shows the remaining documents and moves focus to the first of them.
+    const more = page.getByRole("button", { name: /More results/ });
+    await more.click();
+    expect(await documents.count()).toBe(7);
+    expect(await more.isHidden()).toBe(true);
+    expect(await page.evaluate(() => (globalThis as unknown as { document: { activeElement: { id: string } } }).document.activeElement.id)).toBe("result-6");
+
+    // The uploaded file has no citation: its title links to a download through the page.
+    const form = documents.filter({ has: page.getByRole("heading", { name: "refund-form.txt" }) });
+    const href = await form.getByRole("link", { name: "refund-form.txt" }).getAttribute("href");
+    expect(href).toMatch(new RegExp(`^/hosted/${slug}/documents/doc_[A-Za-z0-9_-]+/file$`));
+    const download = await page.request.get(`${api.stack().baseUrl}${href}`);
+    expect(download.status()).toBe(200);
+    expect(await download.text()).toContain("Refund request form");
+
+    // The tabs switch with the arrow keys; without a model the chat tab offers no example question.
     await page.getByRole("tab", { name: "Search" }).focus();
     await page.keyboard.press("ArrowRight");
     expect(await page.getByRole("tab", { name: "Chat" }).getAttribute("aria-selected")).toBe("true");
     expect(await page.locator("#panel-chat").isVisible()).toBe(true);
+    expect(await page.locator("#panel-chat .example").count()).toBe(0);
     await page.keyboard.press("ArrowLeft");
 
-    mkdirSync(OUTPUT, { recursive: true });
-    await page.screenshot({ path: `${OUTPUT}hosted-page.png`, fullPage: true });
-    expect(existsSync(`${OUTPUT}hosted-page.png`)).toBe(true);
+    const ratios = await page.evaluate(contrastRatios, ["mark", ".hit-meta", "ol.results h3 a", ".show-more", ".more-results"]);
+    for (const [selector, ratio] of Object.entries(ratios)) expect(ratio, `${selector} contrast`).toBeGreaterThanOrEqual(4.5);
+
+    await page.getByLabel("Search Acme help").fill("when are refunds paid");
+    await page.keyboard.press("Enter");
+    await documents.first().waitFor();
+    await saveScreenshots(page, "hosted-search");
     expect(problems).toEqual([]);
   });
 
@@ -184,9 +260,7 @@ describe.runIf(available)("the hosted page in headless Chromium", () => {
     for (const [selector, ratio] of Object.entries(ratios)) expect(ratio, `${selector} contrast`).toBeGreaterThanOrEqual(4.5);
     expect(Object.keys(ratios).length).toBeGreaterThan(6);
 
-    mkdirSync(OUTPUT, { recursive: true });
-    await page.screenshot({ path: `${OUTPUT}hosted-chat.png`, fullPage: true });
-    expect(existsSync(`${OUTPUT}hosted-chat.png`)).toBe(true);
+    await saveScreenshots(page, "hosted-chat");
     expect(problems).toEqual([]);
   });
 

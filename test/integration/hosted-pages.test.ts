@@ -3,8 +3,9 @@ import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { serviceSecret } from "../../functions/shared/db/service-secret.ts";
 import { SESSION_COOKIE, signSession } from "../../functions/shared/domain/hosted-access.ts";
-import { ingestAndWait, ingestForTenant, newNamespace, type TestNamespace } from "../support/ingestion.ts";
+import { documentsOfJob, ingestAndWait, ingestForTenant, newNamespace, type TestNamespace, upload, waitForJob } from "../support/ingestion.ts";
 import { useLocalStack } from "../support/local-stack.ts";
+import { pageHeading, textPdf } from "../fixtures/documents.ts";
 
 const api = useLocalStack();
 
@@ -56,7 +57,8 @@ describe("hosted pages", () => {
     expect(html).toContain('<meta property="og:description" content="Acme&#39;s help centre">');
     expect(html).toContain('<meta property="og:image" content="https://cdn.example.com/acme.png">');
     expect(html).toContain("Ask about refunds, shipping and warranties.");
-    expect(html).toContain("How long do refunds take?");
+    // No model on the local stack: an example question would be a button that cannot be answered.
+    expect(html).not.toContain("How long do refunds take?");
     expect(html).toContain("refund window");
     expect(html).toMatch(/<label for="search-query">/);
     const csp = page.headers.get("content-security-policy") ?? "";
@@ -123,6 +125,113 @@ describe("hosted pages", () => {
     expect(Number(limited.headers.get("retry-after"))).toBeLessThanOrEqual(60);
     // Another page is counted on its own.
     expect((await visitor("POST", `/hosted/${slug}/search`, { query: "refunds" })).status).toBe(200);
+  });
+});
+
+interface SearchTabHit {
+  id: string;
+  text: string;
+  documentId: string | null;
+  documentName: string | null;
+  citation: string | null;
+  location: { page?: number; slide?: number; sheet?: string } | null;
+  snippet: { start: number; end: number };
+  highlights: { start: number; end: number }[];
+  sourceFile: boolean;
+}
+
+describe("the search tab's hits", () => {
+  it("carry a snippet of at most about 300 characters around the best passage and the query's words, matched by stem", async () => {
+    const long = await newNamespace(api);
+    const filler = "The catalogue lists every product line with its colours and sizes. ".repeat(12);
+    const text = `${filler}Refunded orders are paid back within 14 days once the parcel reaches the warehouse. ${filler}`;
+    const { document } = await ingestAndWait(long, { type: "TEXT", text, fileName: "policies.md" }, { metadata: { "source.url": "https://help.example.com/policies" } });
+    const longSlug = await publish(long, { protected: false, citationMetadataPath: "source.url" });
+
+    const response = await visitor("POST", `/hosted/${longSlug}/search`, { query: "how are refunds paid" });
+    expect(response.status, JSON.stringify(response.body)).toBe(200);
+    const hit = (response.body.data as SearchTabHit[]).find((candidate) => candidate.text.includes("Refunded orders"))!;
+    expect(hit).toMatchObject({ documentId: document.id, documentName: "policies.md", citation: "https://help.example.com/policies", location: null, sourceFile: false });
+    const snippet = hit.text.slice(hit.snippet.start, hit.snippet.end);
+    expect(hit.text.length).toBeGreaterThan(600);
+    expect(snippet.length).toBeLessThanOrEqual(300);
+    expect(snippet).toContain("Refunded orders are paid back");
+    expect(hit.highlights.map((range) => hit.text.slice(range.start, range.end))).toEqual(["Refunded", "paid"]);
+  });
+
+  describe("source files", () => {
+    let files: TestNamespace;
+    let filesSlug: string;
+    let fileDocument: string;
+    let textDocument: string;
+    let tenantDocument: string;
+    const body = "# Warranty\n\nEvery kettle carries a two-year warranty against defects.\n";
+
+    beforeAll(async () => {
+      files = await newNamespace(api);
+      const key = await upload(files, "warranty.md", "text/markdown", body);
+      const job = await files.call("POST", "/ingest-jobs", { body: { payload: { type: "MANAGED_FILE", key, fileName: "warranty.md" } } });
+      expect(job.status, JSON.stringify(job.body)).toBe(201);
+      expect((await waitForJob(files, job.body.data.id)).status).toBe("COMPLETED");
+      fileDocument = (await documentsOfJob(files, job.body.data.id))[0].id;
+      textDocument = (await ingestAndWait(files, { type: "TEXT", text: "Kettles bought in a shop carry the shop's warranty too.", fileName: "shops.md" })).document.id;
+      const tenantKey = await upload(files, "tenant.md", "text/markdown", "Tenant kettles have a private warranty.");
+      const tenantJob = await files.call("POST", "/ingest-jobs", { body: { payload: { type: "MANAGED_FILE", key: tenantKey } }, headers: { "x-tenant-id": "delta" } });
+      await waitForJob(files, tenantJob.body.data.id, ["COMPLETED"], { "x-tenant-id": "delta" });
+      tenantDocument = (await documentsOfJob(files, tenantJob.body.data.id, { "x-tenant-id": "delta" }))[0].id;
+      const pdfKey = await upload(files, "handbook.pdf", "application/pdf", await textPdf({ pages: 3 }));
+      const pdfJob = await files.call("POST", "/ingest-jobs", { body: { payload: { type: "MANAGED_FILE", key: pdfKey, fileName: "handbook.pdf" } } });
+      expect((await waitForJob(files, pdfJob.body.data.id)).status).toBe("COMPLETED");
+      filesSlug = await publish(files, { protected: false });
+    });
+
+    it("say on which page of a paged document each hit starts", async () => {
+      const hits = (await visitor("POST", `/hosted/${filesSlug}/search`, { query: `${pageHeading(2)} ${pageHeading(3)} marker` })).body.data as SearchTabHit[];
+      const pdfHits = hits.filter((hit) => hit.documentName === "handbook.pdf");
+      expect(pdfHits.length).toBeGreaterThan(1);
+      for (const hit of pdfHits) expect(hit.location?.page, hit.text.slice(0, 80)).toBeGreaterThanOrEqual(1);
+      expect(pdfHits.some((hit) => hit.location!.page! > 1)).toBe(true);
+      expect(pdfHits.every((hit) => hit.sourceFile)).toBe(true);
+    });
+
+    const fileRoute = (documentId: string, slugName = filesSlug) => fetch(`${api.stack().baseUrl}/hosted/${slugName}/documents/${documentId}/file`, { redirect: "manual" });
+
+    it("offers the uploaded file of a hit without a citation, as a redirect to a download that lasts minutes", async () => {
+      const hits = (await visitor("POST", `/hosted/${filesSlug}/search`, { query: "kettle warranty" })).body.data as SearchTabHit[];
+      expect(hits.find((hit) => hit.documentId === fileDocument)).toMatchObject({ sourceFile: true, citation: null });
+      expect(hits.find((hit) => hit.documentId === textDocument)).toMatchObject({ sourceFile: false });
+      expect(hits.some((hit) => hit.documentId === tenantDocument)).toBe(false);
+
+      const redirect = await fileRoute(fileDocument);
+      expect(redirect.status).toBe(302);
+      expect(redirect.headers.get("cache-control")).toBe("no-store");
+      const location = new URL(redirect.headers.get("location")!);
+      expect(location.searchParams.get("X-Amz-Expires")).toBe("300");
+      const download = await fetch(location);
+      expect(download.status).toBe(200);
+      expect(await download.text()).toBe(body);
+      expect(download.headers.get("content-disposition")).toContain('filename="warranty.md"');
+    });
+
+    it("refuses, as not found alike, a TEXT document, a tenant's document and another namespace's document", async () => {
+      for (const documentId of [textDocument, tenantDocument, "doc_doesnotexist0000"]) {
+        const refused = await fileRoute(documentId);
+        expect(refused.status, documentId).toBe(404);
+        expect(((await refused.json()) as { error: { code: string } }).error.code).toBe("not_found");
+      }
+      // The document exists and has a file, but belongs to another page's namespace.
+      expect((await fileRoute(fileDocument, slug)).status).toBe(404);
+      expect((await fileRoute("not-a-document-id")).status).toBe(400);
+    });
+
+    it("keeps a protected page's files behind its sign-in", async () => {
+      expect((await files.call("PATCH", "/hosting", { body: { protected: true, allowedEmails: ["ann@example.com"] } })).status).toBe(200);
+      try {
+        expect((await fileRoute(fileDocument)).status).toBe(403);
+      } finally {
+        await files.call("PATCH", "/hosting", { body: { protected: false } });
+      }
+    });
   });
 });
 

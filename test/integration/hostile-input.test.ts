@@ -61,7 +61,7 @@ describe("strings that are not well-formed UTF-16", () => {
     expect(response.body.error.message.startsWith(`${field}: `), response.body.error.message).toBe(true);
   });
 
-  it("still serves E10 for a document stored with a lone surrogate in its name (was a 500)", async () => {
+  it("still serves createFileDownloadUrl for a document stored with a lone surrogate in its name (was a 500)", async () => {
     const ns = await newNamespace(api);
     const { document } = await managedFileDocument(ns);
     // Written directly, as a record created before requests were checked would be.

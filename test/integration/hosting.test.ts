@@ -119,7 +119,7 @@ describe("hosting configuration", () => {
     expect(clash.status).toBe(409);
   });
 
-  it("deletes hosting (E12), returning the configuration as it was, then 404", async () => {
+  it("deletes hosting (deleteHosting), returning the configuration as it was, then 404", async () => {
     const { key, base } = await namespaceWithKey();
     const enabled = await api.request("POST", base, { key, body: {} });
     const deleted = await api.request("DELETE", base, { key });

@@ -196,14 +196,14 @@ describe("error rows", () => {
     [{ fileName: "a.md", contentType: "text/markdown", fileSize: 300 * 1024 * 1024 }, "fileSize"],
     [{ fileName: "", contentType: "text/markdown", fileSize: 1 }, "fileName"],
     [{ fileName: "a.md", contentType: "not a type", fileSize: 1 }, "contentType"],
-  ])("E3 answers 422 naming the field for %j", async (body, field) => {
+  ])("createUpload answers 422 naming the field for %j", async (body, field) => {
     const ns = await newNamespace(api);
     const response = await ns.call("POST", "/uploads", { body });
     expect(response.status).toBe(422);
     expect(response.body.error.message.startsWith(`${field}:`)).toBe(true);
   });
 
-  it("E4 refuses the whole batch for one bad file, and for 0 or 101 files", async () => {
+  it("createUploads refuses the whole batch for one bad file, and for 0 or 101 files", async () => {
     const ns = await newNamespace(api);
     const good = { fileName: "a.md", contentType: "text/markdown", fileSize: 1 };
     const oneBad = await ns.call("POST", "/uploads/batch", { body: { files: [good, { ...good, contentType: "image/gif", fileName: "x.gif" }] } });
@@ -255,7 +255,7 @@ describe("error rows", () => {
     expect((await ns.call("GET", "/documents/job_123")).status).toBe(400);
   });
 
-  it("E10 answers 400 for a document whose source is not MANAGED_FILE", async () => {
+  it("createFileDownloadUrl answers 400 for a document whose source is not MANAGED_FILE", async () => {
     const ns = await newNamespace(api);
     const job = await ingestText(ns, "plain text");
     await waitForJob(ns, job.id);
@@ -265,7 +265,7 @@ describe("error rows", () => {
     expect(response.body.error.code).toBe("bad_request");
   });
 
-  it("E11 answers 409 while the document is not COMPLETED", async () => {
+  it("createChunksDownloadUrl answers 409 while the document is not COMPLETED", async () => {
     const ns = await newNamespace(api);
     await api.stack().stopWorkers();
     try {

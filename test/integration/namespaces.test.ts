@@ -125,7 +125,7 @@ describe("namespaces", () => {
   });
 });
 
-describe("updating a namespace (E2)", () => {
+describe("updating a namespace (updateNamespace)", () => {
   it("returns the namespace unchanged for an empty body", async () => {
     const { key } = await api.newOrganization();
     const namespace = await createNamespace(key);

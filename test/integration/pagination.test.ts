@@ -82,7 +82,7 @@ beforeAll(async () => {
   );
 }, 120_000);
 
-describe("paging through ingest jobs (E5)", () => {
+describe("paging through ingest jobs (listIngestJobs)", () => {
   it("returns every job exactly once, newest first, in full pages", async () => {
     const pages = await walkForward("order=desc", 7);
     expect(pages.flat()).toEqual(expectedOrder(() => true, "desc"));

@@ -41,7 +41,7 @@ export async function ingestText(ns: TestNamespace, text: string, extra: Record<
   return response.body.data;
 }
 
-/** Uploads through E3 and the returned presigned URL; returns the key. */
+/** Uploads through createUpload and the returned presigned URL; returns the key. */
 export async function upload(ns: TestNamespace, fileName: string, contentType: string, content: string | Uint8Array) {
   const bytes = typeof content === "string" ? Buffer.from(content) : content;
   const target = await ns.call("POST", "/uploads", { body: { fileName, contentType, fileSize: bytes.byteLength } });
@@ -68,7 +68,7 @@ export async function ingestForTenant(ns: TestNamespace, tenant: string, payload
   return waitForJob(ns, created.body.data.id, ["COMPLETED"], headers);
 }
 
-/** The published chunks file of a COMPLETED document, through E11. */
+/** The published chunks file of a COMPLETED document, through createChunksDownloadUrl. */
 export async function chunksOf(ns: TestNamespace, documentId: string): Promise<ChunksFile> {
   const response = await ns.call("POST", `/documents/${documentId}/chunks-download-url`);
   expect(response.status, JSON.stringify(response.body)).toBe(200);

@@ -3,6 +3,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { DOCUMENT_FORMATS } from "../../functions/shared/extraction/registry.ts";
+import { OPERATIONS } from "../../lib/openapi/operations.ts";
 
 const ROOT = fileURLToPath(new URL("../../", import.meta.url));
 const DOCS = ["README.md", "bench/README.md", ...fs.readdirSync(path.join(ROOT, "docs")).filter((name) => name.endsWith(".md")).map((name) => `docs/${name}`)];
@@ -74,5 +75,18 @@ describe("the README and docs", () => {
     }
     const registry = new Set(Object.values(DOCUMENT_FORMATS).filter((format) => format.ingested).flatMap((format) => format.extensions));
     expect([...tableExtensions].sort()).toEqual([...registry].sort());
+  });
+
+  it("name every operation of the API, with its method and path, in the endpoint table", () => {
+    const documented = new Set<string>();
+    for (const line of read("docs/api.md").split("\n")) {
+      const cells = line.split("|").map((cell) => cell.trim());
+      if (cells.length < 6 || !cells[3]!.startsWith("`/")) continue;
+      const ids = [...cells[1]!.matchAll(/`(\w+)`/g)].map(([, id]) => id!);
+      const methods = cells[2]!.split(/,\s*/);
+      ids.forEach((id, position) => documented.add(`${id} ${methods[Math.min(position, methods.length - 1)]} ${cells[3]!.replace(/`/g, "")}`));
+    }
+    const operations = Object.entries(OPERATIONS).map(([route, operation]) => `${operation.operationId} ${route}`);
+    expect([...documented].sort()).toEqual(operations.sort());
   });
 });

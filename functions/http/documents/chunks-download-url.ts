@@ -5,7 +5,7 @@ import { documentPath } from "../../shared/domain/params.ts";
 import { chunksKey } from "../../shared/storage/object-keys.ts";
 import { presignDownload } from "../../shared/storage/presign.ts";
 
-/** E11: a presigned GET of the chunks file (JSON) of a COMPLETED document. */
+/** createChunksDownloadUrl: a presigned GET of the chunks file (JSON) of a COMPLETED document. */
 export const handler = httpHandler({ path: documentPath, tenant: true, namespace: "any" }, async ({ namespace, tenantId, path }) => {
   const document = await loadDocumentForRequest(namespace.id, tenantId, path.documentId);
   if (document.status !== "COMPLETED") {

@@ -6,7 +6,7 @@ import { headObject } from "../../shared/storage/objects.ts";
 import { fileNameOfKey } from "../../shared/storage/object-keys.ts";
 import { presignDownload } from "../../shared/storage/presign.ts";
 
-/** E10: a presigned GET of the uploaded source file, saved under the document's name. */
+/** createFileDownloadUrl: a presigned GET of the uploaded source file, saved under the document's name. */
 export const handler = httpHandler({ path: documentPath, tenant: true, namespace: "any" }, async ({ namespace, tenantId, path }) => {
   const document = await loadDocumentForRequest(namespace.id, tenantId, path.documentId);
   if (document.source.type !== "MANAGED_FILE") {

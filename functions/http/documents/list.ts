@@ -4,7 +4,7 @@ import { namespacePath } from "../../shared/domain/params.ts";
 import { listDocuments } from "../../shared/workflows/ingestion/lookups.ts";
 import { documentsToWire } from "../../shared/workflows/records-to-wire.ts";
 
-/** Documents of a namespace, or of one ingest job with `ingestJobId`; paginated like E5. */
+/** Documents of a namespace, or of one ingest job with `ingestJobId`; paginated like listIngestJobs. */
 export const handler = httpHandler(
   { path: namespacePath, tenant: true, namespace: "any", query: documentListQuery },
   async ({ namespace, tenantId, query }) => {

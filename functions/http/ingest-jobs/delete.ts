@@ -4,7 +4,7 @@ import { jobPath } from "../../shared/domain/params.ts";
 import { jobsToWire } from "../../shared/workflows/records-to-wire.ts";
 import { requestJobDeletion } from "../../shared/workflows/deletion/requests.ts";
 
-/** E7: 200 with the job now QUEUED_FOR_DELETE; the worker removes it and all its documents. */
+/** deleteIngestJob: 200 with the job now QUEUED_FOR_DELETE; the worker removes it and all its documents. */
 export const handler = httpHandler({ path: jobPath, tenant: true, namespace: "any" }, async ({ namespace, tenantId, path }) => {
   const job = await requestJobDeletion(await loadJobForRequest(namespace.id, tenantId, path.jobId));
   const [wire] = await jobsToWire([job]);

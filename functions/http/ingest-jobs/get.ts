@@ -3,7 +3,7 @@ import { loadJobForRequest } from "../../shared/workflows/ingestion/lookups.ts";
 import { jobPath } from "../../shared/domain/params.ts";
 import { jobsToWire } from "../../shared/workflows/records-to-wire.ts";
 
-/** E6. */
+/** getIngestJob. */
 export const handler = httpHandler({ path: jobPath, tenant: true, namespace: "any" }, async ({ namespace, tenantId, path }) => {
   const job = await loadJobForRequest(namespace.id, tenantId, path.jobId);
   const [wire] = await jobsToWire([job]);

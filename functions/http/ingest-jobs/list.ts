@@ -4,7 +4,7 @@ import { namespacePath } from "../../shared/domain/params.ts";
 import { listJobs } from "../../shared/workflows/ingestion/lookups.ts";
 import { jobsToWire } from "../../shared/workflows/records-to-wire.ts";
 
-/** E5: cursor-paginated, newest first by default; with x-tenant-id only that tenant's jobs. */
+/** listIngestJobs: cursor-paginated, newest first by default; with x-tenant-id only that tenant's jobs. */
 export const handler = httpHandler(
   { path: namespacePath, tenant: true, namespace: "any", query: listQuery },
   async ({ namespace, tenantId, query }) => {

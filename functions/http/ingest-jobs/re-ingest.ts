@@ -3,7 +3,7 @@ import { loadJobForRequest } from "../../shared/workflows/ingestion/lookups.ts";
 import { jobPath } from "../../shared/domain/params.ts";
 import { requestReingest } from "../../shared/workflows/ingestion/reingest.ts";
 
-/** E8: 200 with only the id; the body is ignored (the agentset SDK sends its options there). */
+/** reingestJob: 200 with only the id; the body is ignored (the agentset SDK sends its options there). */
 export const handler = httpHandler({ path: jobPath, tenant: true, namespace: "active" }, async ({ namespace, tenantId, path }) => {
   await requestReingest(await loadJobForRequest(namespace.id, tenantId, path.jobId));
   return ok({ id: path.jobId });

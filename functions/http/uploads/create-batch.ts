@@ -4,7 +4,7 @@ import { namespacePath } from "../../shared/domain/params.ts";
 import { assertUploadable, uploadBatchBody } from "../../shared/domain/uploads.ts";
 import { createUploadTarget } from "../../shared/workflows/uploads.ts";
 
-/** E4: presigned URLs for 1 to 100 files, in request order; one invalid file fails the batch. */
+/** createUploads: presigned URLs for 1 to 100 files, in request order; one invalid file fails the batch. */
 export const handler = httpHandler({ path: namespacePath, namespace: "active", body: uploadBatchBody }, async ({ namespace, body }) => {
   assertUploadable(body.files, "files");
   return created(await mapLimited(body.files, 16, (file) => createUploadTarget(namespace.id, file)));

@@ -3,7 +3,7 @@ import { namespacePath } from "../../shared/domain/params.ts";
 import { assertUploadable, uploadFile } from "../../shared/domain/uploads.ts";
 import { createUploadTarget } from "../../shared/workflows/uploads.ts";
 
-/** E3: a presigned PUT URL for one file; the client must send the declared Content-Type and size. */
+/** createUpload: a presigned PUT URL for one file; the client must send the declared Content-Type and size. */
 export const handler = httpHandler({ path: namespacePath, namespace: "active", body: uploadFile }, async ({ namespace, body }) => {
   assertUploadable([body], "");
   return created(await createUploadTarget(namespace.id, body));

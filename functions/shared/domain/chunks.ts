@@ -1,6 +1,6 @@
 import { type MetadataValue } from "./metadata-filter.ts";
 
-/** The JSON behind E11's download URL; the agentset chunks.json format. */
+/** The JSON behind createChunksDownloadUrl's download URL; the agentset chunks.json format. */
 export interface ChunksFile {
   metadata: Record<string, MetadataValue>;
   total_chunks: number;

@@ -1,6 +1,7 @@
 import * as z from "../platform/zod.ts";
 import { conversationInput } from "./chat.ts";
 import { hostingSlug } from "./hosting.ts";
+import { idParam } from "./params.ts";
 import type { MetadataValue } from "./metadata-filter.ts";
 
 /**
@@ -19,6 +20,9 @@ export const hostedChatBody = z.object({
 
 export const hostedSlugPath = z.object({ slug: hostingSlug });
 
+/** A document's source file, as a page's search tab links to it. */
+export const hostedDocumentPath = z.object({ slug: hostingSlug, documentId: idParam("document") });
+
 export interface HostedHit {
   id: string;
   text: string;
@@ -27,6 +31,38 @@ export interface HostedHit {
   documentName: string | null;
   /** The value at the hosting's `citationMetadataPath` in the chunk's metadata, when there is one. */
   citation: string | null;
+}
+
+/** A stretch of a hit's text, in UTF-16 offsets (what `String.prototype.slice` takes). */
+export interface TextRange {
+  start: number;
+  end: number;
+}
+
+/**
+ * A hit as the search tab shows it: the chat's cited hit, plus what a reader needs to judge it at a
+ * glance. The page draws `snippet` of `text` with `highlights` marked, and the whole text on
+ * "Show more"; it groups hits by `documentId`.
+ */
+export interface HostedSearchHit extends HostedHit {
+  documentId: string | null;
+  /** Where in the document the chunk starts, when its format has pages, slides or sheets. */
+  location: { page?: number; slide?: number; sheet?: string } | null;
+  snippet: TextRange;
+  /** The query's words in `text`, in order. */
+  highlights: TextRange[];
+  /** Whether the page offers the uploaded file (`GET /hosted/{slug}/documents/{documentId}/file`); only when there is no citation. */
+  sourceFile: boolean;
+}
+
+/** Where a chunk starts, from the keys the worker adds to its metadata. */
+export function chunkLocation(metadata: Record<string, MetadataValue> | undefined): HostedSearchHit["location"] {
+  if (!metadata) return null;
+  const location: NonNullable<HostedSearchHit["location"]> = {};
+  if (typeof metadata.page_number === "number") location.page = metadata.page_number;
+  if (typeof metadata.slide === "number") location.slide = metadata.slide;
+  if (typeof metadata.sheet === "string") location.sheet = metadata.sheet;
+  return Object.keys(location).length > 0 ? location : null;
 }
 
 /** A search result as a page shows it (and chat cites it): its document's name, and the citation at the hosting's path. */

@@ -16,7 +16,7 @@ const statusList = z.pipe(
   z.nullable(z.array(z.enum(STATUSES, { error: `must be a comma-separated list of ${STATUSES.join(", ")}` }))),
 );
 
-/** The cursor-paginated list query of E5 and of the documents list. */
+/** The cursor-paginated list query of listIngestJobs and of the documents list. */
 export const listQuery = z.object({
   statuses: statusList,
   orderBy: z._default(z.enum(["createdAt"]), "createdAt"),

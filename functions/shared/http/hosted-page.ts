@@ -5,7 +5,9 @@ import { escapeHtml } from "./html.ts";
  * A namespace's hosted page: one server-rendered HTML document built from its hosting
  * configuration, with a small inline script for the search tab (no framework, no CDN, so it works
  * offline on the local stack). Everything from the configuration is escaped; results are inserted
- * with textContent only. The script and style run under a per-response nonce (see `hostedPageHeaders`).
+ * as text nodes only, their highlighted words as <mark> elements drawn from the ranges the server
+ * computed (workflows/hosted-search.ts), so no content is ever parsed as HTML. The script and style
+ * run under a per-response nonce (see `hostedPageHeaders`).
  */
 
 export function hostedPageHeaders(nonce: string): Record<string, string> {
@@ -46,16 +48,25 @@ h1{font-size:1.5rem;margin:0}
 [role=tablist]{display:flex;gap:.5rem;margin:1rem 0}
 [role=tab]{font:inherit;padding:.4rem 1rem;border:1px solid #5a5a5a;background:#fff;color:#1a1a1a;border-radius:4px;cursor:pointer}
 [role=tab][aria-selected=true]{background:#1a1a1a;color:#fff}
-button:focus-visible,input:focus-visible,a:focus-visible{outline:3px solid #0b57d0;outline-offset:2px}
+button:focus-visible,input:focus-visible,a:focus-visible,h3:focus-visible{outline:3px solid #0b57d0;outline-offset:2px}
 form{display:flex;gap:.5rem;align-items:flex-end}
 .field{flex:1}
 label{display:block;font-weight:600;margin-bottom:.25rem}
 input[type=search],input[type=email],input[type=text]{width:100%;box-sizing:border-box;font:inherit;padding:.4rem;border:1px solid #5a5a5a;border-radius:4px}
 button[type=submit],.example{font:inherit;padding:.4rem .8rem;border:1px solid #1a1a1a;background:#f2f2f2;color:#1a1a1a;border-radius:4px;cursor:pointer}
 .examples{list-style:none;padding:0;display:flex;flex-wrap:wrap;gap:.5rem}
-ol.results{padding-left:1.25rem}
-ol.results li{margin:1rem 0}
-.hit-meta{color:#4a4a4a;font-size:.875rem}
+ol.results{list-style:none;padding:0;margin:0}
+ol.results>li{margin:0;padding:.75rem 0;border-bottom:1px solid #e0e0e0}
+ol.results h3{font-size:1.05rem;margin:0;overflow-wrap:anywhere}
+ol.passages{list-style:none;padding:0;margin:.25rem 0 0}
+ol.passages>li{margin:.5rem 0 0;padding-left:.75rem;border-left:3px solid #d0d0d0}
+.snippet{margin:.1rem 0;overflow-wrap:anywhere}
+.snippet.whole{white-space:pre-line}
+mark{background:#fff0a8;color:#1a1a1a;padding:0 .1em;border-radius:2px}
+.place{margin:0}
+.show-more{font:inherit;font-size:.875rem;padding:0;border:0;background:none;color:#0b57d0;text-decoration:underline;cursor:pointer}
+.more-results{font:inherit;margin:1rem 0;padding:.4rem .8rem;border:1px solid #1a1a1a;background:#f2f2f2;color:#1a1a1a;border-radius:4px;cursor:pointer}
+.hit-meta{color:#4a4a4a;font-size:.875rem;margin:.1rem 0;overflow-wrap:anywhere}
 a{color:#0b57d0}
 .chat-log{display:flex;flex-direction:column;gap:.75rem;margin:1rem 0}
 .turn{padding:.5rem .75rem;border-radius:6px}
@@ -104,33 +115,161 @@ const SCRIPT = `
   const input = document.getElementById('search-query');
   const status = document.getElementById('search-status');
   const list = document.getElementById('search-results');
-  const endpoint = location.pathname.replace(/\\/+$/, '') + '/search';
+  const more = document.getElementById('search-more');
+  const page = location.pathname.replace(/\\/+$/, '');
+  const endpoint = page + '/search';
+  const GROUPS_PER_STEP = 5;
+  let groups = [];
+  let shown = 0;
+  // Text with the query's words marked: ranges come from the server, text goes in as text nodes.
+  const marked = (parent, text, highlights, start, end) => {
+    let at = start;
+    for (const range of highlights) {
+      if (range.end <= at || range.start >= end) continue;
+      const from = Math.max(range.start, at);
+      const to = Math.min(range.end, end);
+      if (from > at) parent.append(text.slice(at, from));
+      const mark = document.createElement('mark');
+      mark.textContent = text.slice(from, to);
+      parent.append(mark);
+      at = to;
+    }
+    if (at < end) parent.append(text.slice(at, end));
+  };
+  const showSnippet = (paragraph, hit) => {
+    paragraph.replaceChildren();
+    paragraph.classList.remove('whole');
+    if (hit.snippet.start > 0) paragraph.append('… ');
+    marked(paragraph, hit.text, hit.highlights, hit.snippet.start, hit.snippet.end);
+    if (hit.snippet.end < hit.text.length) paragraph.append(' …');
+  };
+  const showWhole = (paragraph, hit) => {
+    paragraph.replaceChildren();
+    paragraph.classList.add('whole');
+    marked(paragraph, hit.text, hit.highlights, 0, hit.text.length);
+  };
+  const where = (location) => {
+    if (!location) return '';
+    if (location.slide !== undefined) return 'Slide ' + location.slide;
+    if (location.sheet !== undefined) return 'Sheet ' + location.sheet + (location.page !== undefined ? ', page ' + location.page : '');
+    if (location.page !== undefined) return 'Page ' + location.page;
+    return '';
+  };
+  const sourceHref = (hit) => {
+    if (hit.citation && /^https?:\\/\\//.test(hit.citation)) return hit.citation;
+    if (hit.sourceFile && hit.documentId) return page + '/documents/' + encodeURIComponent(hit.documentId) + '/file';
+    return null;
+  };
+  const groupHits = (hits) => {
+    const byDocument = new Map();
+    for (const hit of hits) {
+      const key = hit.documentId || hit.id;
+      if (!byDocument.has(key)) byDocument.set(key, []);
+      byDocument.get(key).push(hit);
+    }
+    return [...byDocument.values()];
+  };
+  const renderGroup = (hits, number) => {
+    const item = document.createElement('li');
+    item.className = 'document';
+    const heading = document.createElement('h3');
+    heading.id = 'result-' + number;
+    heading.tabIndex = -1;
+    const first = hits[0];
+    const name = first.documentName || 'Untitled document';
+    const href = hits.map(sourceHref).find(Boolean);
+    if (href) {
+      const link = document.createElement('a');
+      link.href = href;
+      link.rel = 'noopener noreferrer';
+      link.textContent = name;
+      heading.append(link);
+    } else {
+      heading.textContent = name;
+    }
+    item.append(heading);
+    const info = document.createElement('p');
+    info.className = 'hit-meta';
+    const pieces = [];
+    if (hits.length > 1) pieces.push(document.createTextNode(hits.length + ' passages'));
+    const citations = [...new Set(hits.map((hit) => hit.citation).filter(Boolean))];
+    for (const citation of citations) pieces.push(citationNode(citation));
+    if (citations.length === 0 && href) {
+      const download = document.createElement('a');
+      download.href = href;
+      download.textContent = 'Download the source file';
+      pieces.push(download);
+    }
+    pieces.forEach((piece, index) => { if (index > 0) info.append(' · '); info.append(piece); });
+    if (pieces.length > 0) item.append(info);
+    const passages = document.createElement('ol');
+    passages.className = 'passages';
+    hits.forEach((hit, index) => {
+      const passage = document.createElement('li');
+      const label = where(hit.location);
+      if (label) {
+        const place = document.createElement('p');
+        place.className = 'hit-meta place';
+        place.textContent = label;
+        passage.append(place);
+      }
+      const text = document.createElement('p');
+      text.className = 'snippet';
+      text.id = 'result-' + number + '-passage-' + (index + 1);
+      showSnippet(text, hit);
+      passage.append(text);
+      if (hit.snippet.start > 0 || hit.snippet.end < hit.text.length) {
+        const toggle = document.createElement('button');
+        toggle.type = 'button';
+        toggle.className = 'show-more';
+        toggle.textContent = 'Show more';
+        toggle.setAttribute('aria-expanded', 'false');
+        toggle.setAttribute('aria-controls', text.id);
+        toggle.addEventListener('click', () => {
+          const open = toggle.getAttribute('aria-expanded') !== 'true';
+          if (open) showWhole(text, hit); else showSnippet(text, hit);
+          toggle.setAttribute('aria-expanded', String(open));
+          toggle.textContent = open ? 'Show less' : 'Show more';
+        });
+        passage.append(toggle);
+      }
+      passages.append(passage);
+    });
+    item.append(passages);
+    return item;
+  };
+  const showNext = () => {
+    const next = groups.slice(shown, shown + GROUPS_PER_STEP);
+    next.forEach((hits, index) => list.append(renderGroup(hits, shown + index + 1)));
+    const firstNew = shown + 1;
+    shown += next.length;
+    more.hidden = shown >= groups.length;
+    more.textContent = 'More results (' + (groups.length - shown) + ' more ' + (groups.length - shown === 1 ? 'document' : 'documents') + ')';
+    return firstNew;
+  };
+  const plural = (count, one, many) => count + ' ' + (count === 1 ? one : many);
   const run = async () => {
     const query = input.value.trim();
     if (!query) return;
     status.textContent = 'Searching…';
     list.replaceChildren();
+    more.hidden = true;
     try {
       const response = await fetch(endpoint, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query }) });
       const body = await response.json();
       if (!response.ok) { status.textContent = body.error ? body.error.message : 'The search failed.'; return; }
-      status.textContent = body.data.length === 0 ? 'No results.' : body.data.length === 1 ? '1 result.' : body.data.length + ' results.';
-      for (const hit of body.data) {
-        const item = document.createElement('li');
-        const text = document.createElement('p');
-        text.textContent = hit.text;
-        const info = document.createElement('p');
-        info.className = 'hit-meta';
-        const score = hit.rerankScore !== undefined ? 'relevance ' + hit.rerankScore.toFixed(3) : 'score ' + hit.score.toFixed(3);
-        info.textContent = [hit.documentName, score].filter(Boolean).join(' · ');
-        if (hit.citation) info.append(' · ', citationNode(hit.citation));
-        item.append(text, info);
-        list.append(item);
-      }
+      groups = groupHits(body.data);
+      shown = 0;
+      status.textContent = body.data.length === 0 ? 'No results.' : plural(body.data.length, 'passage', 'passages') + ' in ' + plural(groups.length, 'document', 'documents') + '.';
+      showNext();
     } catch {
       status.textContent = 'The search failed. Try again.';
     }
   };
+  more.addEventListener('click', () => {
+    const first = showNext();
+    document.getElementById('result-' + first).focus();
+  });
   form.addEventListener('submit', (event) => { event.preventDefault(); run(); });
   for (const button of document.querySelectorAll('.example[data-target=search]')) {
     button.addEventListener('click', () => { input.value = button.textContent; run(); });
@@ -278,7 +417,8 @@ export function renderHostedPage(hosting: HostingRecord, nonce: string, options:
 </form>
 ${examples("Try searching for", "search", hosting.exampleSearchQueries)}
 <p id="search-status" role="status" aria-live="polite"></p>
-<ol id="search-results" class="results"></ol>`
+<ol id="search-results" class="results"></ol>
+<button type="button" id="search-more" class="more-results" hidden>More results</button>`
     : `<p>Search is not enabled on this page.</p>`;
   const chatPanel = options.canChat
     ? `<div id="chat-log" class="chat-log" aria-live="polite"></div>
@@ -289,8 +429,8 @@ ${examples("Try searching for", "search", hosting.exampleSearchQueries)}
 </form>
 ${examples("Questions you could ask", "chat", hosting.exampleQuestions)}
 <p id="chat-status" class="hit-meta" role="status"></p>`
-    : `<p>Chat is not available on this page: no language model is configured for it (its owner can set one in the hosting's llmConfig).</p>
-${examples("Questions you could ask", "chat", hosting.exampleQuestions)}`;
+    : // No example questions here: each would be a button that cannot be answered.
+      `<p>Chat is not available on this page: no language model is configured for it (its owner can set one in the hosting's llmConfig).</p>`;
   return pageDocument({
     nonce,
     title,

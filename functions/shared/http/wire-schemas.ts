@@ -140,6 +140,17 @@ export const hostedHitWire = z.strictObject({
   citation: z.nullable(z.string()),
 });
 
+const textRangeWire = z.strictObject({ start: z.number().check(z.int()), end: z.number().check(z.int()) });
+
+// A hit as the search tab shows it (domain/hosted-page.ts HostedSearchHit).
+export const hostedSearchHitWire = z.extend(hostedHitWire, {
+  documentId: z.nullable(z.string()),
+  location: z.nullable(z.strictObject({ page: z.optional(z.number().check(z.int())), slide: z.optional(z.number().check(z.int())), sheet: z.optional(z.string()) })),
+  snippet: textRangeWire,
+  highlights: z.array(textRangeWire),
+  sourceFile: z.boolean(),
+});
+
 // A hit as chat cites it: `[index]` in the answer names it.
 export const chatSourceWire = z.extend(hostedHitWire, { index: z.number().check(z.int()) });
 

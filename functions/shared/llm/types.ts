@@ -30,12 +30,16 @@ export interface ChatModel {
   stream(messages: ChatMessage[], options?: ChatOptions): AsyncIterable<ChatDelta>;
 }
 
-/** A provider failure whose message is safe to show the namespace owner (no key in it). */
+/**
+ * A provider failure whose message is safe to show the namespace owner (no key in it).
+ * `unreachable`: no model answered at the configured address at all (connection refused, no such
+ * host), which the owner fixes in llmConfig; unlike a busy model, waiting does not help.
+ */
 export class ChatError extends Error {
   constructor(
     readonly provider: string,
     message: string,
-    readonly options: { status?: number; retryable?: boolean } = {},
+    readonly options: { status?: number; retryable?: boolean; unreachable?: boolean } = {},
   ) {
     super(message);
     this.name = "ChatError";

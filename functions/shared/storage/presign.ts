@@ -15,8 +15,8 @@ export async function presignUpload(key: string, contentType: string, contentLen
   );
 }
 
-/** A presigned GET whose download is saved under `downloadName`. */
-export async function presignDownload(key: string, downloadName: string, contentType?: string): Promise<string> {
+/** A presigned GET whose download is saved under `downloadName`; valid for the configured download lifetime unless `expiresInSeconds` is shorter. */
+export async function presignDownload(key: string, downloadName: string, contentType?: string, expiresInSeconds?: number): Promise<string> {
   return getSignedUrl(
     s3(),
     new GetObjectCommand({
@@ -25,7 +25,7 @@ export async function presignDownload(key: string, downloadName: string, content
       ResponseContentDisposition: contentDisposition(downloadName),
       ResponseContentType: contentType,
     }),
-    { expiresIn: config.downloadUrlTtlSeconds() },
+    { expiresIn: Math.min(expiresInSeconds ?? Infinity, config.downloadUrlTtlSeconds()) },
   );
 }
 

@@ -74,3 +74,15 @@ export function stem(word: string): string {
 export function tokenize(text: string): string[] {
   return text.normalize("NFKC").toLowerCase().match(TOKEN_PATTERN) ?? [];
 }
+
+/**
+ * The same words as `tokenize`, with where each stands in the text as given (UTF-16 offsets), for
+ * marking them in it: each match is folded as `tokenize` folds the whole text.
+ */
+export function tokenSpans(text: string): { start: number; end: number; word: string }[] {
+  const spans: { start: number; end: number; word: string }[] = [];
+  for (const match of text.matchAll(TOKEN_PATTERN)) {
+    for (const word of tokenize(match[0])) spans.push({ start: match.index, end: match.index + match[0].length, word });
+  }
+  return spans;
+}

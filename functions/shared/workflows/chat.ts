@@ -67,7 +67,7 @@ export async function answerCaller(namespace: NamespaceRecord, tenantId: string 
 /**
  * Retrieves, prompts and starts the model. Everything that can be refused is refused here, before
  * a response has begun: no model configured (422 naming `llmConfig`), a model that rejects the
- * configuration (422) or is busy or unreachable (429, try again).
+ * configuration or that nothing answers at its address (422, "no model reachable") or is busy (429, try again).
  */
 export async function startAnswer(namespace: NamespaceRecord, tenantId: string | null, input: ChatInput): Promise<StartedAnswer> {
   const choice = chatModelHere(input.llmConfig);
@@ -130,12 +130,18 @@ async function* capped(deltas: AsyncIterable<ChatDelta>, abort: () => void): Asy
   }
 }
 
-/** A model that failed before answering: the owner's configuration (422) or a passing condition (429). */
+/**
+ * A model that failed before answering: the owner's configuration (422), including an address where
+ * no model listens (a 429 would read as the caller's rate limit), or a passing condition (429).
+ */
 function refusalOf(error: unknown, model: string, namespaceId: string): Error {
   if (!(error instanceof ChatError)) return error as Error;
   logger.warn("the language model did not answer", { namespaceId, model, error: error.message, status: error.options.status });
+  if (error.options.unreachable) {
+    return unprocessable(`llmConfig: no model reachable: ${error.message}. Check the model's address in llmConfig, or start the model server.`);
+  }
   if (error.options.retryable) {
-    return busy(`The language model (${model}) is busy or unreachable: ${error.message}. Try again shortly.`);
+    return busy(`The language model (${model}) is busy: ${error.message}. Try again shortly.`);
   }
   return unprocessable(`llmConfig: the language model (${model}) refused the request: ${error.message}`);
 }

@@ -3,13 +3,24 @@ import { dynamo } from "./client.ts";
 import { config } from "../../platform/env.ts";
 import type { TableKey } from "./keys.ts";
 
-/** A projection of `fields` (names are placeholders, so reserved words such as `status` are safe); none without fields. */
+/**
+ * A projection of `fields` (names are placeholders, so reserved words such as `status` are safe); none
+ * without fields. A dotted field (`source.type`) is a path into a map: one attribute of it, not all.
+ */
 export function projectionOf(fields: readonly string[] | undefined): { expression: string; names: Record<string, string> } | null {
   if (!fields) return null;
-  return {
-    expression: fields.map((_, position) => `#f${position}`).join(", "),
-    names: Object.fromEntries(fields.map((field, position) => [`#f${position}`, field])),
-  };
+  const names: Record<string, string> = {};
+  const paths = fields.map((field, position) =>
+    field
+      .split(".")
+      .map((part, depth) => {
+        const name = `#f${position}${depth === 0 ? "" : `_${depth}`}`;
+        names[name] = part;
+        return name;
+      })
+      .join("."),
+  );
+  return { expression: paths.join(", "), names };
 }
 
 /**

@@ -39,11 +39,14 @@ class AttemptError extends Error {
   constructor(
     message: string,
     readonly retryable: boolean,
-    readonly options: { status?: number; delayMs?: number } = {},
+    readonly options: { status?: number; delayMs?: number; unreachable?: boolean } = {},
   ) {
     super(message);
   }
 }
+
+/** Connection errors that mean nothing listens at the address (or there is no such address). */
+const UNREACHABLE_CODES = new Set(["ECONNREFUSED", "EHOSTUNREACH", "ENETUNREACH", "ENOTFOUND", "EAI_AGAIN"]);
 
 export function createChatModel(settings: ChatModelSettings): ChatModel {
   return {
@@ -125,10 +128,10 @@ function unexpected(endpoint: Endpoint, error: unknown): ChatError {
 }
 
 function chatError(endpoint: Endpoint, error: AttemptError, attempts: number): ChatError {
-  const { status } = error.options;
+  const { status, unreachable } = error.options;
   const gaveUp = error.retryable && attempts > 1 ? ` (gave up after ${attempts} attempts)` : "";
   // Attempt errors are built from safe parts only: the label, the status, a scrubbed provider detail.
-  return new ChatError(PROVIDER, `${error.message}${gaveUp}`, { status, retryable: error.retryable });
+  return new ChatError(PROVIDER, `${error.message}${gaveUp}`, { status, retryable: error.retryable, ...(unreachable ? { unreachable } : {}) });
 }
 
 /** One HTTP request: its deltas, or an AttemptError. */
@@ -204,9 +207,11 @@ function networkError(endpoint: Endpoint, error: NodeJS.ErrnoException): Attempt
   if (error instanceof AttemptError || error instanceof ChatError) return error;
   // A refusal by the guard is the owner's to fix; its text names only the host and the address kind.
   if (error.code === "EPRIVATE") return new AttemptError(`${endpoint.label}: ${error.message}`, false);
-  if (error.code === "ENOTFOUND") return new AttemptError(`${endpoint.label} could not be found (DNS)`, false);
+  if (error.code === "ENOTFOUND") return new AttemptError(`${endpoint.label} could not be found (DNS)`, false, { unreachable: true });
   logger.warn("chat request failed", { provider: PROVIDER, error: scrub(String(error), endpoint.apiKey) });
-  return new AttemptError(`${endpoint.label} could not be reached`, true);
+  // A refused connection is retried (a server restarting), but if nothing ever listens it is the configuration's to fix.
+  const unreachable = UNREACHABLE_CODES.has(error.code ?? "");
+  return new AttemptError(`${endpoint.label} could not be reached${unreachable ? ` (${error.code})` : ""}`, true, unreachable ? { unreachable } : {});
 }
 
 function headersOf(response: IncomingMessage): Headers {

@@ -51,7 +51,7 @@ async function purgeDocumentData(document: DocumentRecord, namespace: NamespaceR
   }
 }
 
-/** E9's work: the document goes, and its job's counts of the current run follow. */
+/** deleteDocument's work: the document goes, and its job's counts of the current run follow. */
 export async function deleteDocumentCascade(documentId: string): Promise<void> {
   let document = await getDocument(documentId);
   if (!document || !DELETION_STATUSES.includes(document.status)) return;
@@ -63,7 +63,7 @@ export async function deleteDocumentCascade(documentId: string): Promise<void> {
   await finishJobIfDone(document.ingestJobId, document.runId);
 }
 
-/** E7's work: every document of the job, then the job itself. */
+/** deleteIngestJob's work: every document of the job, then the job itself. */
 export async function deleteJobCascade(jobId: string, budget: StepBudget): Promise<StepResult> {
   let job = await getIngestJob(jobId);
   if (!job || !DELETION_STATUSES.includes(job.status)) return "done";

@@ -10,11 +10,11 @@ import { DELETION_STATUSES } from "../../domain/statuses.ts";
 import { enqueue } from "../../queue/send.ts";
 
 /*
- * The request side of deletions (E7, E9, the namespace delete): the record flips to its deletion
+ * The request side of deletions (deleteIngestJob, deleteDocument, the namespace delete): the record flips to its deletion
  * status and the cascade is queued; the delete worker does the rest (cascades.ts).
  */
 
-/** E7. The job's run id is part of the condition, so a concurrent re-ingestion and this deletion cannot both win. */
+/** deleteIngestJob. The job's run id is part of the condition, so a concurrent re-ingestion and this deletion cannot both win. */
 export async function requestJobDeletion(job: IngestJobRecord): Promise<IngestJobRecord> {
   if (DELETION_STATUSES.includes(job.status)) throw conflict(`Ingest job ${job.id} is already being deleted.`);
   await faultPoint("request:job-read");
@@ -24,7 +24,7 @@ export async function requestJobDeletion(job: IngestJobRecord): Promise<IngestJo
   return queued;
 }
 
-/** E9. */
+/** deleteDocument. */
 export async function requestDocumentDeletion(document: DocumentRecord): Promise<DocumentRecord> {
   if (DELETION_STATUSES.includes(document.status)) throw conflict(`Document ${document.id} is already being deleted.`);
   // While the job step prepares this run's documents, a retried step would create the document

@@ -18,7 +18,7 @@ function refusal(job: IngestJobRecord): string | null {
 }
 
 /**
- * E8: starts a new run of the job. The run id changes in the same conditional write as the status,
+ * reingestJob: starts a new run of the job. The run id changes in the same conditional write as the status,
  * so messages of the previous run become stale, and a concurrent deletion (conditioned on the old
  * run id) or second re-ingestion loses with a 409. Documents keep their ids and their current
  * vectors stay searchable until the new run replaces them.
