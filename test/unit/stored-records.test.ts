@@ -44,5 +44,12 @@ describe("stored jobs and documents read back through their schemas", () => {
     const projected = Object.fromEntries(SEARCH_FIELDS.map((field) => [field, documentItem[field as keyof typeof documentItem]]));
     expect(documentFieldsFromItem(SEARCH_FIELDS, projected)).toEqual(projected);
     expect(() => documentFieldsFromItem(SEARCH_FIELDS, { ...projected, generation: { runId: 1 } })).toThrow(MalformedItemError);
+    const fileFields = ["id", "status", "source.type"];
+    expect(documentFieldsFromItem(fileFields, { id: "doc_1", status: "COMPLETED", source: { type: "MANAGED_FILE" } })).toEqual({
+      id: "doc_1",
+      status: "COMPLETED",
+      source: { type: "MANAGED_FILE" },
+    });
+    expect(() => documentFieldsFromItem(fileFields, { id: "doc_1", status: "DONE", source: { type: "MANAGED_FILE" } })).toThrow(/status/);
   });
 });
