@@ -19,7 +19,7 @@ import { fileURLToPath, pathToFileURL } from "node:url";
 import { promisify } from "node:util";
 import { gzipSync } from "node:zlib";
 import { build, type BuildOptions, type Metafile, version as esbuildVersion } from "esbuild";
-import { ESBUILD_OPTIONS, SPLIT_OPTIONS } from "../lib/bundling.ts";
+import { ESBUILD_OPTIONS, SPLIT_OPTIONS, splitEntryPoints } from "../lib/bundling.ts";
 import { EXTRACTION_EXTERNAL_MODULES } from "../lib/extraction-asset.ts";
 import { projectPath } from "../lib/project.ts";
 import { AUTHORIZER, HTTP_FUNCTIONS } from "../lib/routes.ts";
@@ -82,7 +82,7 @@ export async function buildBundles(entries: FunctionEntry[], outdir: string | nu
   for (const fn of entries.filter((candidate) => candidate.extractsDocuments)) {
     const dir = join(root, fn.id);
     const output = await runBuild(
-      { ...SPLIT_OPTIONS, entryPoints: { index: projectPath(fn.entry) }, outdir: dir, external: [...ESBUILD_OPTIONS.external, ...EXTRACTION_EXTERNAL_MODULES] },
+      { ...SPLIT_OPTIONS, entryPoints: splitEntryPoints(projectPath(fn.entry)), outdir: dir, external: [...ESBUILD_OPTIONS.external, ...EXTRACTION_EXTERNAL_MODULES] },
       outdir !== null,
     );
     built.set(fn.id, describeBundle(fn, join(dir, "index.mjs"), output, outdir !== null));

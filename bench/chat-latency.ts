@@ -7,6 +7,11 @@
  * retrieval, prompt building, the model request, the UI message stream and the gateway, not a
  * model's. No reranker (the offline default), as search measures it too.
  *
+ * Agentic chat (`agentic: true`, whole) is asked the same questions with the model scripted to
+ * search once with the question and then answer, the least an agent does: the report gives its
+ * latency, its model calls and the characters of prompt the model reads per question, against
+ * single-shot's.
+ *
  *   npx tsx bench/chat-latency.ts [--documents 1000] [--questions 100]
  *
  * Writes bench/results/chat-latency.json.
@@ -49,7 +54,15 @@ export async function runChatLatencyBench(options: { documents?: number; questio
   const documents = options.documents ?? 1_000;
   const questions = options.questions ?? 100;
   const atStart = loadavg();
-  const model = await startOpenAiChatServer({ deltaDelayMs: 0 });
+  // Offered tools, the model searches once with the question, then answers.
+  const model = await startOpenAiChatServer({
+    deltaDelayMs: 0,
+    toolCalls: (body) => {
+      const messages = body.messages as { role: string; content: unknown }[];
+      if (messages.some((message) => message.role === "tool")) return undefined;
+      return [{ name: "search", arguments: { query: String(messages.findLast((message) => message.role === "user")?.content ?? "") } }];
+    },
+  });
   const stack = await startLocalStack({ workerConcurrency: 4, rateLimit: { ratePerSecond: 10_000, burst: 10_000 } });
   try {
     const { key } = await newOrganizationKey(`bench-chat-${Date.now()}`);
@@ -71,6 +84,9 @@ export async function runChatLatencyBench(options: { documents?: number; questio
     const firstDelta: number[] = [];
     const done: number[] = [];
     const whole: number[] = [];
+    const agentic: number[] = [];
+    const cost = { singleShot: { calls: 0, promptCharacters: 0 }, agentic: { calls: 0, promptCharacters: 0 } };
+    const promptCharacters = (from: number) => model.requests.slice(from).reduce((sum, request) => sum + JSON.stringify(request.body.messages).length, 0);
     // One warm-up of each, so the first cold import is not in the numbers.
     await api.expect(200, "POST", `${base}/search`, { query: asked[0], mode: "hybrid", topK: 10 });
     await streamedChat(`${stack.baseUrl}${base}/chat`, key, { query: asked[0], llmConfig });
@@ -79,13 +95,26 @@ export async function runChatLatencyBench(options: { documents?: number; questio
       const streamed = await streamedChat(`${stack.baseUrl}${base}/chat`, key, { query: question, llmConfig });
       firstDelta.push(streamed.firstDeltaMs);
       done.push(streamed.doneMs);
+      let before = model.requests.length;
       whole.push((await api.expect(200, "POST", `${base}/chat`, { query: question, llmConfig, stream: false })).ms);
+      cost.singleShot.calls += model.requests.length - before;
+      cost.singleShot.promptCharacters += promptCharacters(before);
+      before = model.requests.length;
+      agentic.push((await api.expect(200, "POST", `${base}/chat`, { query: question, llmConfig, stream: false, agentic: true })).ms);
+      cost.agentic.calls += model.requests.length - before;
+      cost.agentic.promptCharacters += promptCharacters(before);
     }
+    const perQuestion = (total: number) => Math.round((total / questions) * 10) / 10;
     const summaries = {
       search: summarize(search),
       chatFirstDelta: summarize(firstDelta),
       chatStreamDone: summarize(done),
       chatWhole: summarize(whole),
+      agenticWhole: summarize(agentic),
+    };
+    const costs = {
+      singleShot: { modelCallsPerQuestion: perQuestion(cost.singleShot.calls), promptCharactersPerQuestion: perQuestion(cost.singleShot.promptCharacters) },
+      agentic: { modelCallsPerQuestion: perQuestion(cost.agentic.calls), promptCharactersPerQuestion: perQuestion(cost.agentic.promptCharacters) },
     };
     const markdown = [
       "| request | n | p50 | p95 | p99 |",
@@ -94,6 +123,12 @@ export async function runChatLatencyBench(options: { documents?: number; questio
       row("chat, streamed: first text delta", summaries.chatFirstDelta),
       row("chat, streamed: [DONE]", summaries.chatStreamDone),
       row("chat, stream: false", summaries.chatWhole),
+      row("agentic chat (one search), stream: false", summaries.agenticWhole),
+      "",
+      "| mode | model calls / question | prompt characters / question |",
+      "|---|---:|---:|",
+      `| single-shot | ${costs.singleShot.modelCallsPerQuestion} | ${costs.singleShot.promptCharactersPerQuestion} |`,
+      `| agentic (one search) | ${costs.agentic.modelCallsPerQuestion} | ${costs.agentic.promptCharactersPerQuestion} |`,
     ].join("\n");
     const report = {
       benchmark: "chat-latency" as const,
@@ -105,6 +140,7 @@ export async function runChatLatencyBench(options: { documents?: number; questio
       questions,
       model: "OpenAI-compatible server on 127.0.0.1, no delay between deltas",
       summaries,
+      costs,
       markdown,
     };
     log(markdown);

@@ -7,7 +7,7 @@
 import { mkdirSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { build, type BuildOptions } from "esbuild";
-import { ESBUILD_OPTIONS } from "../lib/bundling.ts";
+import { ESBUILD_OPTIONS, EXTRACTION_THREAD_ENTRY } from "../lib/bundling.ts";
 import { copyExtractionRuntimeFiles, EXTRACTION_EXTERNAL_MODULES } from "../lib/extraction-asset.ts";
 import { projectPath } from "../lib/project.ts";
 
@@ -35,9 +35,12 @@ export async function buildExtractionAsset(dir: string, options: { splitting?: b
   const entryPoint = options.entry ?? projectPath("bench/extraction-entry.ts");
   const result = await build({
     ...EXTRACTION_BUILD_OPTIONS,
-    entryPoints: { index: entryPoint },
+    // The extraction thread is an entry of its own beside index.mjs, as in the function's asset.
+    entryPoints: { index: entryPoint, [EXTRACTION_THREAD_ENTRY.name]: projectPath(EXTRACTION_THREAD_ENTRY.path) },
     metafile: true,
-    ...(options.splitting ? { splitting: true, outdir: dir, outExtension: { ".js": ".mjs" } } : { outfile: join(dir, "index.mjs") }),
+    outdir: dir,
+    outExtension: { ".js": ".mjs" },
+    ...(options.splitting ? { splitting: true } : {}),
   });
   const bundleBytes = Object.entries(result.metafile.outputs)
     .filter(([file]) => file.endsWith(".mjs"))

@@ -2,10 +2,10 @@
  * A minimal function-like entry point over the extraction registry, bundled by
  * bench/extraction-bundle.ts as a Lambda asset would be. Imported with no arguments it only loads
  * the registry (what its cold import measures); run as `node index.mjs <format> <file> [options
- * JSON]` it extracts the file and prints the result as JSON.
+ * JSON]` it extracts the file in an extraction thread, as the ingest worker does, and prints the
+ * result as JSON (or the refusal on stderr, with exit code 2).
  */
 import { DOCUMENT_FORMATS, type DocumentFormatId } from "../functions/shared/extraction/registry.ts";
-import { loadExtractor } from "../functions/shared/extraction/index.ts";
 
 export const formatIds = Object.keys(DOCUMENT_FORMATS);
 
@@ -13,12 +13,16 @@ const [, , format, file, optionsJson] = process.argv;
 if (format && file) {
   const { readFileSync } = await import("node:fs");
   const { extractionLimits } = await import("../functions/shared/extraction/limits.ts");
-  const { shutdownOcr } = await import("../functions/shared/extraction/ocr.ts");
+  const { extractIsolated, shutdownExtractionThreads } = await import("../functions/shared/extraction/isolation.ts");
+  const { DocumentParseError } = await import("../functions/shared/extraction/limits.ts");
   try {
-    const extractor = await loadExtractor(format as DocumentFormatId);
-    const result = await extractor.extract(new Uint8Array(readFileSync(file)), { limits: extractionLimits(), ...JSON.parse(optionsJson ?? "{}") });
+    const result = await extractIsolated(format as DocumentFormatId, new Uint8Array(readFileSync(file)), { limits: extractionLimits(), ...JSON.parse(optionsJson ?? "{}") });
     process.stdout.write(JSON.stringify(result));
+  } catch (error) {
+    if (!(error instanceof DocumentParseError)) throw error;
+    process.stderr.write(error.message);
+    process.exitCode = 2;
   } finally {
-    await shutdownOcr();
+    await shutdownExtractionThreads();
   }
 }

@@ -74,16 +74,27 @@ export const ESBUILD_OPTIONS = {
  */
 export const SPLIT_OPTIONS = {
   splitting: true,
-  entryNames: "index",
+  entryNames: "[name]",
   chunkNames: "chunks/[name]-[hash]",
   outExtension: { ".js": ".mjs" },
 } satisfies BuildOptions;
+
+/**
+ * The second entry of a function that extracts documents: the extraction thread each document is
+ * read in (functions/shared/extraction/isolation.ts), written beside index.mjs under this name.
+ */
+export const EXTRACTION_THREAD_ENTRY = { name: "extraction-thread", path: "functions/shared/extraction/thread.ts" };
+
+/** The entry points of a split bundle, by output name: the handler as `index`, and the extraction thread. */
+export function splitEntryPoints(entry: string): Record<string, string> {
+  return { index: entry, [EXTRACTION_THREAD_ENTRY.name]: projectPath(EXTRACTION_THREAD_ENTRY.path) };
+}
 
 /** ESBUILD_OPTIONS and SPLIT_OPTIONS on esbuild's command line, as NodejsFunction would spell them. */
 export function splitBundleArguments(entry: string, outdir: string, external: readonly string[]): string[] {
   const options = { ...ESBUILD_OPTIONS, ...SPLIT_OPTIONS };
   return [
-    entry,
+    ...Object.entries(splitEntryPoints(entry)).map(([name, path]) => `${name}=${path}`),
     "--bundle",
     `--outdir=${outdir}`,
     `--platform=${options.platform}`,

@@ -202,6 +202,17 @@ export const HTTP_FUNCTIONS: HttpFunctionDefinition[] = [
     timeoutSeconds: CHAT_TIMEOUT_SECONDS,
   },
   {
+    id: "Mcp",
+    entry: "functions/http/mcp/mcp.ts",
+    routes: [
+      { method: "POST", path: "/v1/mcp" },
+      { method: "GET", path: "/v1/mcp" },
+    ],
+    // Its tools search (and expand), list and read documents, and ingest (as the routes that do each).
+    access: { table: "readWrite", bucket: "readWrite", queues: ["ingest"], vectors: ["query", "count"], embeds: true, reranks: true },
+    timeoutSeconds: 29,
+  },
+  {
     id: "OpenApiDocument",
     entry: "functions/http/docs/openapi.ts",
     routes: [{ method: "GET", path: "/openapi.json" }],
@@ -258,6 +269,17 @@ export const HTTP_FUNCTIONS: HttpFunctionDefinition[] = [
     routes: [{ method: "GET", path: "/hosted/{slug}/documents/{documentId}/file" }],
     // Writes only its rate-limit counters; reads the object's head and signs a GET of it.
     access: { table: "readWrite", bucket: "read" },
+    public: true,
+  },
+  {
+    id: "HostedMcp",
+    entry: "functions/http/hosted/mcp.ts",
+    routes: [
+      { method: "POST", path: "/hosted/{slug}/mcp" },
+      { method: "GET", path: "/hosted/{slug}/mcp" },
+    ],
+    // Writes only its rate-limit counters.
+    access: { table: "readWrite", bucket: "read", vectors: ["query"], embeds: true, reranks: true },
     public: true,
   },
   {

@@ -9,7 +9,7 @@ import {
   TTL_ATTRIBUTE,
 } from "../functions/shared/db/dynamo/table-schema.ts";
 import type { QueueName } from "../lib/routes.ts";
-import { QUEUES } from "../lib/workers.ts";
+import { QUEUES, workerForQueue } from "../lib/workers.ts";
 
 export interface QueueResources {
   url: string;
@@ -96,9 +96,22 @@ export async function createWorkQueue(
   return { url, arn: await queueArn(client, url), dlqUrl };
 }
 
+/**
+ * The visibility timeout follows the timeout of the worker the queue feeds (lib/workers.ts), so a
+ * long step is never delivered again while it still runs. The local poller stops an invocation at
+ * that timeout itself, so a little margin does here what AWS's six times the timeout does for the
+ * event source mapping, and a failed delivery is retried minutes later, not half an hour.
+ */
+export const LOCAL_VISIBILITY_MARGIN_SECONDS = 30;
+
+export function localVisibilityTimeoutSeconds(queue: QueueName): number {
+  const worker = workerForQueue(queue);
+  return (worker?.timeoutSeconds ?? 0) + LOCAL_VISIBILITY_MARGIN_SECONDS;
+}
+
 export async function createResources(
   clients: { dynamo: DynamoDBClient; s3: S3Client; sqs: SQSClient },
-  options: { prefix: string; visibilityTimeoutSeconds: number; maxReceiveCount?: number },
+  options: { prefix: string; visibilityTimeoutSeconds?: number; maxReceiveCount?: number },
 ): Promise<LocalResources> {
   const tableName = `${options.prefix}-table`;
   const bucketName = `${options.prefix}-files`;
@@ -107,7 +120,7 @@ export async function createResources(
   const queues = {} as Record<QueueName, QueueResources>;
   for (const queue of Object.values(QUEUES)) {
     queues[queue.name] = await createWorkQueue(clients.sqs, `${options.prefix}-${queue.name}`, {
-      visibilityTimeoutSeconds: options.visibilityTimeoutSeconds,
+      visibilityTimeoutSeconds: options.visibilityTimeoutSeconds ?? localVisibilityTimeoutSeconds(queue.name),
       maxReceiveCount: options.maxReceiveCount ?? queue.maxReceiveCount,
     });
   }

@@ -120,7 +120,8 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     const maxReceiveCount = options.maxReceiveCount;
     const resources = await createResources(clients, {
       prefix,
-      visibilityTimeoutSeconds: options.visibilityTimeoutSeconds ?? 30,
+      // Unset, each queue's follows its worker's timeout (resources.ts); tests shorten it to see redeliveries.
+      visibilityTimeoutSeconds: options.visibilityTimeoutSeconds,
       maxReceiveCount,
     });
     const outboxDir = options.outboxDir ?? (options.dataDir ? `${options.dataDir}/outbox` : mkdtempSync(join(tmpdir(), "kis-outbox-")));

@@ -124,6 +124,7 @@ function successResponse(doc: OperationDoc): Operation["responses"][string] & { 
 function operation(route: Route, spec: AnySpec, doc: OperationDoc): Operation {
   const isPublic = route.fn.public === true;
   const responses: Operation["responses"] = { [String(doc.success.status)]: successResponse(doc) };
+  for (const [status, description] of Object.entries(doc.otherResponses ?? {})) responses[status] = { description } as Operation["responses"][string];
   for (const status of errorStatuses(spec, doc, isPublic)) {
     const code = (Object.keys(ERROR_STATUS) as ErrorCode[]).find((candidate) => ERROR_STATUS[candidate] === status)!;
     const meaning = status === 409 && doc.conflicts ? `${STATUS_MEANING[409]}: ${doc.conflicts}${spec.namespace === "active" ? "; or the namespace is being deleted" : ""}` : STATUS_MEANING[status];

@@ -23,7 +23,7 @@ import {
 export interface OperationDoc {
   operationId: string;
   summary: string;
-  tag: "Namespaces" | "Hosting" | "Uploads" | "Ingest jobs" | "Documents" | "Search" | "Chat" | "Hosted pages" | "Contract";
+  tag: "Namespaces" | "Hosting" | "Uploads" | "Ingest jobs" | "Documents" | "Search" | "Chat" | "MCP" | "Hosted pages" | "Contract";
   success:
     | {
         status: 200 | 201;
@@ -35,7 +35,9 @@ export interface OperationDoc {
         /** Also answered as the AI SDK's UI message stream (`text/event-stream`), when the request asks for a stream. */
         eventStream?: boolean;
       }
-    | { status: 200 | 302 | 303; raw: "application/json" | "text/html" | "text/event-stream" | "text/plain" };
+    | { status: 200 | 302 | 303 | 405; raw: "application/json" | "text/html" | "text/event-stream" | "text/plain" };
+  /** Further non-error answers, without a body (MCP's 202 to a notification). */
+  otherResponses?: Record<string, string>;
   /** Response headers of the success response, with what they mean. */
   successHeaders?: Record<string, { description: string; schema: Record<string, unknown> }>;
   /** 409 besides the "namespace is being deleted" that every route on an active namespace can answer. */
@@ -197,7 +199,8 @@ export const OPERATIONS: Record<string, OperationDoc> = {
     success: { status: 200, data: "SearchResult", list: true },
     description:
       "With `rerank: true` (the default) the namespace's reranker (else the deployment's: Amazon Bedrock Rerank when deployed) reorders the `topK` retrieved chunks and the best `rerankLimit` come back, best first, each with a `rerankScore`. " +
-      "`rerankModel` picks a model where the reranker has it (README, \"Reranking\"). Without a reranker, or when it fails, results keep their retrieval order without `rerankScore`, and `x-rerank` says so.",
+      "`rerankModel` picks a model where the reranker has it (README, \"Reranking\"). Without a reranker, or when it fails, results keep their retrieval order without `rerankScore`, and `x-rerank` says so. " +
+      "With `expand: {before, after}` (0–5 chunks each, default 1) every result also carries a `passage`: the hit joined with the chunks around it in its document's current version (overlaps removed), `passage.hit` giving the hit's character range in it; with `wholeDocument: true` a document of at most 12 chunks comes back whole.",
     successHeaders: {
       "x-rerank": {
         description:
@@ -216,14 +219,48 @@ export const OPERATIONS: Record<string, OperationDoc> = {
     tag: "Chat",
     success: { status: 200, data: "ChatAnswer", eventStream: true },
     description:
-      "Single-shot retrieval-augmented answer: the last user message is searched (the request's retrieval settings, hybrid by default, over the `x-tenant-id` partition), the best chunks are numbered and given to the model with the system prompt, and the answer cites them as [n] (`sources[n-1]`). " +
+      "Single-shot retrieval-augmented answer: the last user message is searched (the request's retrieval settings, hybrid by default, over the `x-tenant-id` partition), the best chunks are numbered and given to the model with the system prompt, and the answer cites them as [n] (`sources[n-1]`). With `expand` (as for search) each source's `text` is its passage around the hit, up to 4,000 characters. " +
       "The model is the request's `llmConfig`, else the namespace's hosting's, else the deployment's default (Amazon Bedrock when deployed; none on the offline local stack, which answers 422 naming `llmConfig`). " +
       "With `stream: true` (the default) the answer is the AI SDK's UI message stream (`text/event-stream`, header `x-vercel-ai-ui-message-stream: v1`): `start`, one `source-url` or `source-document` per source, `data-sources` (the numbered sources), `text-start`, `text-delta`s as the model produces them, `text-end` (with the [n] citations), `finish`, then `[DONE]`; a failure after the answer began is an `error` part. " +
+      "With `agentic: true` (or the hosting's `chatMode: \"agentic\"`) the model instead calls `search` and `expand` tools for up to `maxToolRounds` rounds (default 3) before answering: streamed, each call is a `tool-input-available` part followed by `tool-output-available` or `tool-output-error`, rounds are separated by `finish-step`/`start-step`, and `data-sources` (id `sources`) is re-sent as searches number new sources; whole, the answer adds `toolCalls`. " +
       "A model that refuses the configuration is a 422, and so is an address where no model answers (connection refused, no such host): `llmConfig: no model reachable: ...`; a busy one (429, 5xx, timeouts) a 429 with `Retry-After`.",
     successHeaders: {
       "x-chat-model": { description: "The model that answered, as `<provider>:<model>`, e.g. `bedrock:us.amazon.nova-lite-v1:0`.", schema: { type: "string" } },
       "x-rerank": { description: "As for search: `reranked`, `unavailable` or `failed`, when the request asked for reranking.", schema: { type: "string", enum: ["reranked", "unavailable", "failed"] } },
     },
+  },
+  "POST /v1/mcp": {
+    operationId: "mcp",
+    summary: "Model Context Protocol server (Streamable HTTP, stateless)",
+    tag: "MCP",
+    success: { status: 200, raw: "application/json" },
+    otherResponses: { "202": "A notification or response from the client, accepted (no body)." },
+    description:
+      "A JSON-RPC 2.0 message of the Model Context Protocol (`initialize`, `tools/list`, `tools/call` ...), answered as JSON (`Accept: application/json, text/event-stream`; notifications get 202). " +
+      "Tools: `list_namespaces`, `search`, `expand`, `list_documents`, `get_document`, `ingest_text`, `ingest_url`; their inputs are the HTTP API's request bodies plus `namespace` (id or slug) and `tenantId`, results carry citations. " +
+      "Authenticated by the API key like every route; no sessions. README \"MCP server\".",
+  },
+  "GET /v1/mcp": {
+    operationId: "mcpEventStream",
+    summary: "MCP server-sent events: not offered (stateless server)",
+    tag: "MCP",
+    success: { status: 405, raw: "application/json" },
+    description: "Streamable HTTP's GET opens a stream for server-initiated messages; this server has none and answers 405, as the transport specifies.",
+  },
+  "POST /hosted/{slug}/mcp": {
+    operationId: "mcpHostedPage",
+    summary: "A hosted page's MCP server (no key), when the owner enables it",
+    tag: "Hosted pages",
+    success: { status: 200, raw: "application/json" },
+    otherResponses: { "202": "A notification or response from the client, accepted (no body)." },
+    description:
+      "As `POST /v1/mcp`, with the tools `search` and `expand` over the page's namespace (records without a tenant), with the page's retrieval settings. 404 unless the hosting has `mcpEnabled: true`; 403 for a protected page without a valid session cookie; every request counts against the page's search limits (429 with `Retry-After`).",
+  },
+  "GET /hosted/{slug}/mcp": {
+    operationId: "mcpHostedPageEventStream",
+    summary: "A hosted page's MCP server-sent events: not offered (stateless server)",
+    tag: "Hosted pages",
+    success: { status: 405, raw: "application/json" },
   },
   "GET /openapi.json": {
     operationId: "getOpenApiDocument",

@@ -3,7 +3,14 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { existsSync } from "node:fs";
 import { buildExtractionAsset, type ExtractionAsset } from "../../bench/extraction-bundle.ts";
+import { EXTRACTION_THREAD_BUNDLE_NAME } from "../../functions/shared/extraction/isolation.ts";
+import { bundleSplit, EXTRACTION_THREAD_ENTRY } from "../../lib/bundling.ts";
+import { EXTRACTION_EXTERNAL_MODULES } from "../../lib/extraction-asset.ts";
+import { projectPath } from "../../lib/project.ts";
+import { WORKERS } from "../../lib/workers.ts";
+import { docxBomb } from "../fixtures/bombs.ts";
 import { IMAGE_LINES, png, SCANNED_LINES, scannedPdf } from "../fixtures/documents.ts";
 
 /**
@@ -21,6 +28,7 @@ beforeAll(async () => {
   asset = await buildExtractionAsset(join(dir, "asset"));
   writeFileSync(join(dir, "scan.pdf"), await scannedPdf());
   writeFileSync(join(dir, "text.png"), png());
+  writeFileSync(join(dir, "bomb.docx"), await docxBomb(450));
 }, 120_000);
 
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -53,6 +61,25 @@ describe("extraction bundle (esbuild, project options, OCR runtime beside it, of
     expect(result.totalPages).toBe(2);
     expect(result.text).toContain("northwind account");
     for (const line of SCANNED_LINES) expect(result.text).toContain(line);
+  });
+
+  it("reads documents in the extraction thread, whose entry is written beside index.mjs", () => {
+    expect(EXTRACTION_THREAD_ENTRY.name).toBe(EXTRACTION_THREAD_BUNDLE_NAME);
+    expect(existsSync(join(asset.dir, `${EXTRACTION_THREAD_BUNDLE_NAME}.mjs`))).toBe(true);
+  });
+
+  it("refuses a decompression bomb with the reason (issue 21)", () => {
+    const { status, stdout, stderr } = runOffline(["docx", join(dir, "bomb.docx")]);
+    expect(status, stdout).toBe(2);
+    expect(stderr).toMatch(/^the Word file is too large when decompressed: its part word\/document.xml inflates to more than 6 MiB/);
+  });
+
+  it("the ingest worker's asset, bundled as AppFunction bundles it, carries the extraction thread's entry", () => {
+    const worker = WORKERS.find((candidate) => candidate.extractsDocuments)!;
+    const out = join(dir, "ingest-asset");
+    bundleSplit(projectPath(worker.entry), out, EXTRACTION_EXTERNAL_MODULES);
+    expect(existsSync(join(out, "index.mjs"))).toBe(true);
+    expect(existsSync(join(out, `${EXTRACTION_THREAD_BUNDLE_NAME}.mjs`))).toBe(true);
   });
 
   it("reads a PNG through OCR", () => {

@@ -144,6 +144,18 @@ describe("API routes", () => {
     }
   });
 
+  it("serves the MCP server's POST and GET /v1/mcp from one function behind the authorizer", () => {
+    const { template, stack } = dev();
+    const paths = resourcePaths(template);
+    const methods = Object.values(template.findResources("AWS::ApiGateway::Method")).filter((method) => paths.get(method.Properties.ResourceId.Ref) === "/v1/mcp");
+    expect(methods.map((method) => method.Properties.HttpMethod).sort()).toEqual(["GET", "POST"]);
+    const functionId = logicalId(stack, stack.functions.get("Mcp")!.fn);
+    for (const method of methods) {
+      expect(method.Properties).toMatchObject({ AuthorizationType: "CUSTOM", ApiKeyRequired: true });
+      expect(JSON.stringify(method.Properties.Integration.Uri)).toContain(JSON.stringify(getAtt(functionId)));
+    }
+  });
+
   it("streams the responses of the chat routes (Lambda response streaming, past the 29-second limit) and buffers every other", () => {
     const { template } = dev();
     const paths = resourcePaths(template);
@@ -474,7 +486,7 @@ describe("least privilege", () => {
       expect(models.map((resource) => /foundation-model\/([^"]+)/.exec(resource)?.[1])).toEqual(["amazon.rerank-v1:0", "cohere.rerank-v3-5:0"]);
       expect(environmentOf(built, fn).DEFAULT_RERANKER, id).toBe("BEDROCK");
     }
-    expect(subjects(built.stack).filter((subject) => subject.access.reranks).map((subject) => subject.id)).toEqual(["Search", "Chat", "HostedSearch", "HostedChat"]);
+    expect(subjects(built.stack).filter((subject) => subject.access.reranks).map((subject) => subject.id)).toEqual(["Search", "Chat", "Mcp", "HostedSearch", "HostedMcp", "HostedChat"]);
   });
 
   it("lets only the chat functions stream from Bedrock models and inference profiles, with Bedrock as the default model", () => {

@@ -75,6 +75,9 @@ describe("cdk synth through the CLI (Deno app, esbuild bundling, cdk-nag)", () =
     const asset = path.join(outdir, ingestWorker![1].Metadata!["aws:asset:path"]!);
     const chunks = fs.readdirSync(path.join(asset, "chunks"));
     for (const format of ["pdf", "docx", "pptx", "spreadsheet", "image"]) expect(chunks.some((name) => name.startsWith(`${format}-`)), format).toBe(true);
+    // Every document is read in an extraction thread (issue 21), whose entry ships beside index.mjs.
+    expect(fs.existsSync(path.join(asset, "extraction-thread.mjs"))).toBe(true);
+    expect(fs.readFileSync(path.join(asset, "index.mjs"), "utf8")).toContain("extraction-thread");
     expect(fs.existsSync(path.join(asset, "node_modules/tesseract.js/package.json"))).toBe(true);
     expect(fs.existsSync(path.join(asset, "node_modules/tesseract.js-core/tesseract-core-simd.wasm"))).toBe(true);
     expect(fs.readdirSync(path.join(asset, "node_modules/@tesseract.js-data/eng/4.0.0_best_int"))).toContain("eng.traineddata.gz");

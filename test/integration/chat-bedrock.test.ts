@@ -6,7 +6,14 @@ import { useLocalStack } from "../support/local-stack.ts";
 // The deployed default: chat answered by Amazon Bedrock (ConverseStream, IAM, no key) with the
 // region's default model, against a Bedrock Runtime endpoint on this machine. The suite's IAM check
 // then holds every ConverseStream call against the synthesized Chat and HostedChat policies.
-const bedrock = await startBedrockRuntimeStub({ deltaDelayMs: 2 });
+// Offered tools (agentic chat), the model searches once, then answers.
+const bedrock = await startBedrockRuntimeStub({
+  deltaDelayMs: 2,
+  converseToolUses: (conversation) => {
+    const answered = (conversation.body.messages as { content: { toolResult?: unknown }[] }[]).some((message) => message.content.some((block) => block.toolResult));
+    return answered ? undefined : [{ name: "search", input: { query: "Leeds shipping", mode: "hybrid" } }];
+  },
+});
 const api = useLocalStack({
   env: {
     DEFAULT_LLM: "BEDROCK",
@@ -39,6 +46,25 @@ describe("chat on Amazon Bedrock", () => {
     expect(system).toContain("[1] dispatch.md\nThe warehouse in Leeds ships orders placed before 2 pm");
     expect(conversation.body.messages).toEqual([{ role: "user", content: [{ text: "When are orders shipped from Leeds?" }] }]);
     expect(conversation.body.inferenceConfig.maxTokens).toBe(1024);
+    expect(bedrock.violations).toEqual([]);
+  });
+
+  it("answers agentically with ConverseStream tool use: the search tool's results go back as toolResult blocks", async () => {
+    const before = bedrock.conversations.length;
+    const response = await ns.call("POST", "/chat", { body: { query: "When are orders shipped from Leeds?", agentic: true, stream: false } });
+    expect(response.status, JSON.stringify(response.body)).toBe(200);
+    const [first, second] = bedrock.conversations.slice(before);
+    expect(bedrock.conversations.length - before).toBe(2);
+    expect(first!.body.toolConfig.tools.map((tool: { toolSpec: { name: string } }) => tool.toolSpec.name)).toEqual(["search", "expand"]);
+    const [, assistant, results] = second!.body.messages as { role: string; content: Record<string, any>[] }[];
+    expect(assistant!.role).toBe("assistant");
+    expect(assistant!.content[0]!.toolUse).toMatchObject({ name: "search", input: { query: "Leeds shipping", mode: "hybrid" } });
+    expect(results!.role).toBe("user");
+    expect(results!.content[0]!.toolResult.toolUseId).toBe(assistant!.content[0]!.toolUse.toolUseId);
+    expect(results!.content[0]!.toolResult.content[0].text).toContain("ships orders placed before 2 pm");
+    expect(response.body.data.toolCalls).toEqual([expect.objectContaining({ name: "search", input: { query: "Leeds shipping", mode: "hybrid" } })]);
+    expect(response.body.data.sources[0]).toMatchObject({ index: 1, documentName: "dispatch.md" });
+    expect(response.body.data.usage.inputTokens).toBeGreaterThan(0);
     expect(bedrock.violations).toEqual([]);
   });
 

@@ -35,6 +35,8 @@ describe("hosting configuration", () => {
       protected: true,
       allowedEmails: [],
       allowedEmailDomains: [],
+      chatMode: "single-shot",
+      mcpEnabled: false,
       createdAt: expect.any(String),
       updatedAt: expect.any(String),
     });

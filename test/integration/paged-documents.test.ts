@@ -10,8 +10,10 @@ import { chunksOf, ingestAndWait, newNamespace, upload } from "../support/ingest
 import { useLocalStack } from "../support/local-stack.ts";
 
 // Three pages per step: a ten-page PDF is read in four steps. Private URLs are allowed so a FILE
-// payload can be served from this machine.
-const api = useLocalStack({ env: { INGEST_STEP_MAX_PAGES: "3", ALLOW_PRIVATE_FILE_URLS: "true" } });
+// payload can be served from this machine. The first step starts an extraction thread, which
+// unbundled (TypeScript through tsx) takes about two seconds: a longer visibility timeout than the
+// suite's 2 s keeps that step from being delivered twice, which the step counts below would see.
+const api = useLocalStack({ env: { INGEST_STEP_MAX_PAGES: "3", ALLOW_PRIVATE_FILE_URLS: "true" }, visibilityTimeoutSeconds: 5 });
 
 afterEach(() => setFaultInjector(null));
 

@@ -47,6 +47,12 @@ export interface BedrockRuntimeStubOptions {
   converseAnswer?: (conversation: BedrockConversation) => string;
   /** Pause before each contentBlockDelta; default 5 ms. */
   deltaDelayMs?: number;
+  /**
+   * Tool uses to answer a conversation that offers tools (`toolConfig`) with, instead of text:
+   * streamed as Converse streams them (contentBlockStart with the toolUseId and name, the input as
+   * JSON text in contentBlockDelta pieces, contentBlockStop), ending with stopReason `tool_use`.
+   */
+  converseToolUses?: (conversation: BedrockConversation) => { name: string; input: Record<string, unknown> }[] | undefined;
 }
 
 export interface BedrockRuntimeStub {
@@ -118,7 +124,25 @@ function invalidConversation(body: Record<string, any>): string | null {
     if (message?.role !== "user" && message?.role !== "assistant") return `messages.${index}.role must be user or assistant`;
     if (!Array.isArray(message.content) || message.content.length === 0) return `messages.${index}.content must not be empty`;
     for (const [block, content] of (message.content as any[]).entries()) {
+      if (content?.toolUse !== undefined || content?.toolResult !== undefined) {
+        if (body.toolConfig === undefined) return "The toolConfig field must be defined when using toolUse and toolResult content blocks.";
+        if (content.toolUse && (message.role !== "assistant" || typeof content.toolUse.toolUseId !== "string" || typeof content.toolUse.name !== "string" || typeof content.toolUse.input !== "object")) {
+          return `messages.${index}.content.${block}.toolUse is malformed`;
+        }
+        if (content.toolResult) {
+          if (message.role !== "user" || typeof content.toolResult.toolUseId !== "string" || !Array.isArray(content.toolResult.content)) return `messages.${index}.content.${block}.toolResult is malformed`;
+          const asked = (messages[index - 1]?.content ?? []).some((earlier: any) => earlier?.toolUse?.toolUseId === content.toolResult.toolUseId);
+          if (!asked) return `messages.${index}.content.${block}.toolResult answers no toolUse of the turn before`;
+        }
+        continue;
+      }
       if (typeof content?.text !== "string" || content.text.trim() === "") return `The text field in the ContentBlock object at messages.${index}.content.${block} is blank. Add text to the text field, and try again.`;
+    }
+  }
+  if (body.toolConfig !== undefined) {
+    const tools = body.toolConfig?.tools;
+    if (!Array.isArray(tools) || tools.length === 0 || tools.some((tool: any) => typeof tool?.toolSpec?.name !== "string" || typeof tool.toolSpec.inputSchema?.json !== "object")) {
+      return "toolConfig.tools must be a non-empty list of {toolSpec: {name, description, inputSchema: {json}}}";
     }
   }
   if (body.system !== undefined && (!Array.isArray(body.system) || !body.system.every((block: any) => typeof block?.text === "string" && block.text.trim() !== ""))) {
@@ -133,7 +157,8 @@ function invalidConversation(body: Record<string, any>): string | null {
 
 /** The conversation as chat messages, for the answer function shared with the OpenAI test server. */
 function chatMessagesOf(body: Record<string, any>): { role: string; content: string }[] {
-  const text = (blocks: any[]) => blocks.map((block) => String(block?.text ?? "")).join("\n\n");
+  const text = (blocks: any[]) =>
+    blocks.map((block) => (block?.toolResult ? (block.toolResult.content as any[]).map((part) => String(part?.text ?? "")).join("") : String(block?.text ?? ""))).join("\n\n");
   return [
     ...(Array.isArray(body.system) ? [{ role: "system", content: text(body.system) }] : []),
     ...(body.messages as any[]).map((message) => ({ role: String(message.role), content: text(message.content) })),
@@ -188,6 +213,24 @@ async function converseStream(response: Http2ServerResponse, conversation: Bedro
   );
 }
 
+async function converseToolUseStream(response: Http2ServerResponse, uses: { name: string; input: Record<string, unknown> }[], delayMs: number): Promise<void> {
+  response.writeHead(200, { "content-type": "application/vnd.amazon.eventstream", "x-amzn-requestid": randomUUID() });
+  const send = (bytes: Uint8Array) => new Promise<void>((resolve) => response.write(bytes, () => resolve()));
+  await send(frame("event", "messageStart", { role: "assistant" }));
+  for (const [contentBlockIndex, use] of uses.entries()) {
+    await sleep(delayMs);
+    await send(frame("event", "contentBlockStart", { contentBlockIndex, start: { toolUse: { toolUseId: `tooluse_${randomUUID().slice(0, 12)}`, name: use.name } } }));
+    const json = JSON.stringify(use.input);
+    const half = Math.ceil(json.length / 2);
+    for (const piece of [json.slice(0, half), json.slice(half)]) {
+      await send(frame("event", "contentBlockDelta", { contentBlockIndex, delta: { toolUse: { input: piece } } }));
+    }
+    await send(frame("event", "contentBlockStop", { contentBlockIndex }));
+  }
+  await send(frame("event", "messageStop", { stopReason: "tool_use" }));
+  response.end(frame("event", "metadata", { usage: { inputTokens: 10, outputTokens: 10 * uses.length, totalTokens: 10 + 10 * uses.length }, metrics: { latencyMs: 1 } }));
+}
+
 export async function startBedrockRuntimeStub(options: BedrockRuntimeStubOptions = {}): Promise<BedrockRuntimeStub> {
   const invocations: BedrockInvocation[] = [];
   const reranks: Record<string, any>[] = [];
@@ -214,6 +257,8 @@ export async function startBedrockRuntimeStub(options: BedrockRuntimeStubOptions
       }
       const fault = converseFaults.shift();
       if (fault && "status" in fault) return answer(response, fault.status, { message: fault.message ?? `${fault.errorType} from the test stub` }, fault.errorType);
+      const uses = body.toolConfig ? (options.converseToolUses?.(conversation) ?? []) : [];
+      if (uses.length > 0) return converseToolUseStream(response, uses, options.deltaDelayMs ?? 5);
       return converseStream(response, conversation, answerOf(conversation), options.deltaDelayMs ?? 5, fault);
     }
     if (request.url === "/rerank") {

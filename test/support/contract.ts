@@ -57,6 +57,11 @@ export class ContractChecker {
       problems.push(`${label}: status ${exchange.status} is not documented for ${operation.operationId} (documented: ${Object.keys(operation.responses).join(", ")})`);
       return problems;
     }
+    // A response documented without content (MCP's 202) must come without a body.
+    if (!response.content) {
+      if (exchange.responseBody !== "") problems.push(`${label}: a body came with a response documented without one`);
+      return problems;
+    }
     const contentType = String(exchange.responseHeaders["content-type"] ?? "").split(";")[0]!.trim();
     const content = response.content?.[contentType];
     if (!content) {

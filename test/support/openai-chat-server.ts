@@ -17,6 +17,11 @@ import { setTimeout as sleep } from "node:timers/promises";
  *   unknown role, content that is neither a string nor text parts, `stream_options` without
  *   `stream`. With `options.apiKey` it answers 401 to any other bearer key, echoing the key in the
  *   message as real providers do; with `options.models`, 404 to any other model.
+ * - Tool calling: with `options.toolCalls`, a request that offers `tools` (and does not say
+ *   `tool_choice: "none"`) is answered with the calls it returns instead of text, streamed as
+ *   OpenAI streams them (`delta.tool_calls` with the id and name first, the arguments in pieces),
+ *   finishing with `tool_calls`. Tool turns are checked as OpenAI checks them: an assistant turn's
+ *   `tool_calls` well formed, every `tool` message answering a call of the turn before.
  * - `failNext(fault, times)` makes the next requests fail: a status with a body and Retry-After,
  *   a connection cut after some deltas, a body that ends early, or an error event mid-stream.
  */
@@ -49,6 +54,8 @@ export interface OpenAiChatServerOptions {
   apiKey?: string;
   /** The models it serves; absent, any model name is accepted. */
   models?: string[];
+  /** Tool calls to answer a request that offers tools with; none (or an empty list) answers with text. */
+  toolCalls?: (body: Record<string, any>) => { name: string; arguments: Record<string, unknown> }[] | undefined;
 }
 
 export interface OpenAiChatServer {
@@ -127,12 +134,37 @@ function parseBody(raw: string): Record<string, any> | undefined {
 function invalidRequest(body: Record<string, any>): string | null {
   if (typeof body.model !== "string" || body.model === "") return "you must provide a model parameter";
   if (!Array.isArray(body.messages) || body.messages.length === 0) return "'messages' must be a non-empty array";
+  const pendingCalls = new Set<string>();
   for (const [index, message] of (body.messages as any[]).entries()) {
     if (!ROLES.includes(message?.role)) return `messages[${index}].role must be one of ${ROLES.join(", ")}`;
     const content = message.content;
+    if (message.role === "tool") {
+      if (!pendingCalls.has(message.tool_call_id)) return `messages[${index}]: a message with role 'tool' must be a response to a preceding message with 'tool_calls'`;
+      pendingCalls.delete(message.tool_call_id);
+      if (typeof content !== "string") return `messages[${index}].content must be a string`;
+      continue;
+    }
+    if (pendingCalls.size > 0) return `messages[${index}]: an assistant message with 'tool_calls' must be followed by tool messages responding to each 'tool_call_id'`;
+    if (message.role === "assistant" && message.tool_calls !== undefined) {
+      if (!Array.isArray(body.tools)) return `messages[${index}].tool_calls given but the request offers no tools`;
+      for (const call of message.tool_calls) {
+        if (typeof call?.id !== "string" || call.type !== "function" || typeof call.function?.name !== "string" || typeof call.function?.arguments !== "string") {
+          return `messages[${index}].tool_calls must be {id, type: "function", function: {name, arguments: string}}`;
+        }
+        pendingCalls.add(call.id);
+      }
+      if (content === null) continue;
+    }
     const parts = Array.isArray(content) && content.every((part: any) => part?.type === "text" && typeof part.text === "string");
     if (typeof content !== "string" && !parts) return `messages[${index}].content must be a string or an array of text parts`;
   }
+  if (pendingCalls.size > 0) return "an assistant message with 'tool_calls' must be followed by tool messages responding to each 'tool_call_id'";
+  if (body.tools !== undefined) {
+    if (!Array.isArray(body.tools) || body.tools.some((tool: any) => tool?.type !== "function" || typeof tool.function?.name !== "string" || typeof tool.function?.parameters !== "object")) {
+      return "'tools' must be a list of {type: 'function', function: {name, description, parameters}}";
+    }
+  }
+  if (body.tool_choice !== undefined && body.tools === undefined) return "'tool_choice' is only allowed when 'tools' are specified";
   if (body.stream !== undefined && typeof body.stream !== "boolean") return "'stream' must be a boolean";
   if (body.stream_options !== undefined && body.stream !== true) return "The 'stream_options' parameter is only allowed when 'stream' is enabled.";
   if (body.max_tokens !== undefined && (!Number.isInteger(body.max_tokens) || body.max_tokens < 1)) return "'max_tokens' must be a positive integer";
@@ -208,6 +240,49 @@ function completion(body: Record<string, any>, answer: Answer) {
   };
 }
 
+let toolCallCounter = 0;
+
+interface ScriptedCall {
+  id: string;
+  name: string;
+  arguments: string;
+}
+
+/** Tool calls as OpenAI streams them: id, type and name in the first piece of each, the arguments in two more. */
+async function streamToolCalls(response: ServerResponse, body: Record<string, any>, calls: ScriptedCall[], delayMs: number): Promise<void> {
+  const id = `chatcmpl-${++completionCounter}`;
+  const created = Math.floor(Date.now() / 1000);
+  const chunk = (delta: Record<string, unknown>, finishReason: string | null) => ({ id, object: "chat.completion.chunk", created, model: body.model, choices: [{ index: 0, delta, logprobs: null, finish_reason: finishReason }] });
+  const send = (data: unknown) => new Promise<void>((resolve) => response.write(`data: ${JSON.stringify(data)}\n\n`, () => resolve()));
+  response.writeHead(200, { "content-type": "text/event-stream; charset=utf-8", "cache-control": "no-cache", connection: "keep-alive" });
+  await send(chunk({ role: "assistant", content: null }, null));
+  for (const [index, call] of calls.entries()) {
+    await sleep(delayMs);
+    await send(chunk({ tool_calls: [{ index, id: call.id, type: "function", function: { name: call.name, arguments: "" } }] }, null));
+    const half = Math.ceil(call.arguments.length / 2);
+    for (const piece of [call.arguments.slice(0, half), call.arguments.slice(half)]) {
+      await sleep(delayMs);
+      await send(chunk({ tool_calls: [{ index, function: { arguments: piece } }] }, null));
+    }
+  }
+  await send(chunk({}, "tool_calls"));
+  if (body.stream_options?.include_usage === true) {
+    await send({ id, object: "chat.completion.chunk", created, model: body.model, choices: [], usage: { prompt_tokens: 10, completion_tokens: calls.length * 10, total_tokens: 10 + calls.length * 10 } });
+  }
+  response.end("data: [DONE]\n\n");
+}
+
+function toolCompletion(body: Record<string, any>, calls: ScriptedCall[]) {
+  return {
+    id: `chatcmpl-${++completionCounter}`,
+    object: "chat.completion",
+    created: Math.floor(Date.now() / 1000),
+    model: body.model,
+    choices: [{ index: 0, message: { role: "assistant", content: null, tool_calls: calls.map((call) => ({ id: call.id, type: "function", function: { name: call.name, arguments: call.arguments } })) }, finish_reason: "tool_calls" }],
+    usage: { prompt_tokens: 10, completion_tokens: 10, total_tokens: 20 },
+  };
+}
+
 export async function startOpenAiChatServer(options: OpenAiChatServerOptions = {}): Promise<OpenAiChatServer> {
   const requests: ChatServerRequest[] = [];
   const violations: string[] = [];
@@ -248,6 +323,12 @@ export async function startOpenAiChatServer(options: OpenAiChatServerOptions = {
     }
     if (options.models && !options.models.includes(body.model)) {
       return sendJson(response, 404, openAiError(`The model \`${body.model}\` does not exist or you do not have access to it.`, "invalid_request_error", "model_not_found"));
+    }
+    const calls = Array.isArray(body.tools) && body.tool_choice !== "none" ? (options.toolCalls?.(body) ?? []) : [];
+    if (calls.length > 0) {
+      const scripted = calls.map((call) => ({ id: `call_${++toolCallCounter}`, name: call.name, arguments: JSON.stringify(call.arguments) }));
+      if (body.stream !== true) return sendJson(response, 200, toolCompletion(body, scripted));
+      return streamToolCalls(response, body, scripted, delayMs);
     }
     const answer = composeAnswer(body, answerOf);
     if (body.stream !== true) return sendJson(response, 200, completion(body, answer));

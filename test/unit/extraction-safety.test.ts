@@ -1,6 +1,6 @@
 import { strToU8, zipSync, type Zippable } from "fflate";
 import { describe, expect, it } from "vitest";
-import { DocumentParseError, extractionLimits } from "../../functions/shared/extraction/limits.ts";
+import { CONTAINER_BUDGETS, DocumentParseError, extractionLimits, formatBytes } from "../../functions/shared/extraction/limits.ts";
 import { type DocumentFormatId } from "../../functions/shared/extraction/registry.ts";
 import type { ExtractionLimits } from "../../functions/shared/extraction/types.ts";
 import { parseXml } from "../../functions/shared/extraction/xml.ts";
@@ -43,29 +43,36 @@ describe("zip bombs", () => {
   });
 
   // Each container's main part is the bomb, so the format cannot skip it.
-  const cases: [DocumentFormatId, string, string][] = [
+  const cases: [DocumentFormatId & keyof typeof CONTAINER_BUDGETS, string, string][] = [
     ["docx", "word/document.xml", "Word"],
     ["pptx", "ppt/presentation.xml", "PowerPoint"],
     ["spreadsheet", "xl/workbook.xml", "spreadsheet"],
     ["odt", "content.xml", "OpenDocument"],
     ["epub", "META-INF/container.xml", "EPUB"],
   ];
-  it.each(cases)("a %s bomb whose part claims 1 KB and inflates to 1 GiB stops at the bound, quickly and without the memory", async (id, part, label) => {
+  it.each(cases)("a %s bomb whose part claims 1 KB and inflates to 1 GiB stops at the format's part budget, quickly and without the memory", async (id, part, label) => {
     const bomb = zipBomb(part, 1024 * MiB, 1000);
-    const { growth, error, ms } = await peakGrowth(() => extract(id, bomb, { maxDecompressedBytes: 64 * MiB }));
+    const { growth, error, ms } = await peakGrowth(() => extract(id, bomb));
     expect(error).toBeInstanceOf(DocumentParseError);
     expect((error as Error).message).toBe(
-      `the ${label} file inflates to more than 64 MiB (a zip bomb or an unusually large document), so it was not parsed`,
+      `the ${label} file is too large when decompressed: its part ${part} inflates to more than ${formatBytes(CONTAINER_BUDGETS[id].maxPartBytes)} (a decompression bomb or an unusually large document), so it was not parsed`,
     );
     expect(ms).toBeLessThan(5_000);
-    // Inflating the whole entry would take 1 GiB; the bound keeps it near 64 MiB.
+    // Inflating the whole entry would take 1 GiB; the budget keeps it to tens of MiB.
     expect(growth).toBeLessThan(400 * MiB);
+  });
+
+  it("a smaller overall bound given by the caller stops the inflation at that bound", async () => {
+    const { error } = await peakGrowth(() => extract("docx", zipBomb("word/document.xml", 64 * MiB, 1000), { maxDecompressedBytes: 1 * MiB }));
+    expect((error as Error).message).toBe(
+      "the Word file is too large when decompressed: the text it holds inflates to more than 1 MiB (a decompression bomb or an unusually large document), so it was not parsed",
+    );
   });
 
   it("a part that declares more than the bound is refused before anything is inflated", async () => {
     const bomb = zipBomb("word/document.xml", 1 * MiB, 0xfffffff0);
     const { error, ms } = await peakGrowth(() => extract("docx", bomb));
-    expect((error as Error).message).toMatch(/^the Word file inflates to more than 512 MiB/);
+    expect((error as Error).message).toMatch(/^the Word file is too large when decompressed: its part word\/document.xml inflates to more than 6 MiB/);
     expect(ms).toBeLessThan(100);
   });
 

@@ -3,13 +3,16 @@ import { namespacePath } from "../../shared/domain/params.ts";
 import { searchBody } from "../../shared/domain/search.ts";
 import { type RerankOutcome, rerankResults } from "../../shared/workflows/rerank.ts";
 import { search } from "../../shared/workflows/search.ts";
+import { expandHits } from "../../shared/workflows/expansion.ts";
 
 /** Semantic, keyword or hybrid search over one partition: the `x-tenant-id` tenant, or records without a tenant. */
 export const handler = httpHandler(
   { path: namespacePath, tenant: true, namespace: "active", body: searchBody },
   async ({ namespace, tenantId, body }) => {
     const { results, outcome } = await rerankResults(namespace, body, await search(namespace, tenantId, body));
-    return { ...ok(results), headers: rerankHeaders(outcome) };
+    // After reranking: the reranker judges the hit itself, not the context around it.
+    const answered = body.expand ? await expandHits(namespace, tenantId, results, body.expand) : results;
+    return { ...ok(answered), headers: rerankHeaders(outcome) };
   },
 );
 

@@ -2,6 +2,10 @@ import * as z from "../platform/zod.ts";
 import { isLlmConfig, llmConfigInput, type LlmConfig } from "./llm-config.ts";
 import { withMaskedKey } from "./secrets.ts";
 
+/** How chat retrieves: one search before the model answers, or the model searching with tools (README "Chat"). */
+export const CHAT_MODES = ["single-shot", "agentic"] as const;
+export type ChatMode = (typeof CHAT_MODES)[number];
+
 export const RERANK_MODELS = [
   "cohere:rerank-v4.0-pro",
   "cohere:rerank-v4.0-fast",
@@ -110,6 +114,10 @@ export const updateHostingBody = z.object({
   /** The chat model of the page (domain/llm-config.ts); null returns it to the deployment's default. */
   llmConfig: z.optional(z.nullable(llmConfigInput)),
   topK: z.optional(z.number().check(z.int(), z.gte(1), z.lte(100))),
+  /** How the chat tab (and chat requests that do not say) retrieve: one search, or the model searching with tools. */
+  chatMode: z.optional(z.enum(CHAT_MODES)),
+  /** Serve the page's search to agents at `/hosted/{slug}/mcp` (README "MCP server"). */
+  mcpEnabled: z.optional(z.boolean()),
 });
 
 export type HostingPatch = z.output<typeof updateHostingBody>;
@@ -135,6 +143,10 @@ export interface HostingRecord {
   protected: boolean;
   allowedEmails: string[];
   allowedEmailDomains: string[];
+  /** Absent on hostings written before chat could be agentic: single-shot. */
+  chatMode?: ChatMode;
+  /** Absent on hostings written before pages served MCP: off. */
+  mcpEnabled?: boolean;
   createdAt: string;
   updatedAt: string;
 }
@@ -161,6 +173,8 @@ export const HOSTING_FIELDS = [
   "protected",
   "allowedEmails",
   "allowedEmailDomains",
+  "chatMode",
+  "mcpEnabled",
   "createdAt",
   "updatedAt",
 ] as const satisfies readonly (keyof HostingRecord)[];
@@ -186,6 +200,8 @@ export function newHosting(namespace: { id: string; name: string; slug: string }
     protected: true,
     allowedEmails: [],
     allowedEmailDomains: [],
+    chatMode: "single-shot",
+    mcpEnabled: false,
     createdAt: now,
     updatedAt: now,
   };
@@ -228,5 +244,7 @@ export function hostingToWire(record: HostingRecord): HostingRecord {
   const wire = {} as Record<string, unknown>;
   for (const field of HOSTING_FIELDS) wire[field] = record[field];
   wire.llmConfig = withMaskedKey(record.llmConfig as StoredLlmConfig & { apiKey?: string });
+  wire.chatMode = record.chatMode ?? "single-shot";
+  wire.mcpEnabled = record.mcpEnabled ?? false;
   return wire as unknown as HostingRecord;
 }

@@ -2,8 +2,34 @@ import * as z from "../platform/zod.ts";
 import { metadataFilter } from "./metadata-filter.ts";
 import { RERANK_MODELS } from "./hosting.ts";
 
-/** Retrieval settings search and chat share: how many chunks, which ones, and how they are reranked. */
+export const EXPANSION_LIMITS = {
+  /** Chunks on either side of a hit. */
+  neighbours: 5,
+  /** A document this short (in chunks) is returned whole with `wholeDocument`. */
+  wholeDocumentChunks: 12,
+  /** The longest overlap between two chunks looked for when joining them. */
+  overlapCharacters: 4_000,
+} as const;
+
+const neighbourCount = z._default(z.number().check(z.int(), z.gte(0), z.lte(EXPANSION_LIMITS.neighbours)), 1);
+
+/**
+ * Neighbour expansion: each hit also comes back as a `passage`, the hit with the chunks before and
+ * after it in its document (or the whole document when it has at most
+ * EXPANSION_LIMITS.wholeDocumentChunks chunks and `wholeDocument` is set), so a reader sees the
+ * context chunking cut off.
+ */
+export const expansionInput = z.object({
+  before: neighbourCount,
+  after: neighbourCount,
+  wholeDocument: z._default(z.boolean(), false),
+});
+
+export type Expansion = z.output<typeof expansionInput>;
+
+/** Retrieval settings search and chat share: how many chunks, which ones, how they are reranked and expanded. */
 export const retrievalFields = {
+  expand: z.optional(expansionInput),
   topK: z._default(z.number().check(z.int(), z.gte(1), z.lte(100)), 10),
   minScore: z.optional(z.number().check(z.gte(0), z.lte(1))),
   filter: z.optional(metadataFilter),

@@ -30,11 +30,20 @@ export interface ExtractionOptions {
    * `limits.deadlineMs` it is not a failure: it is how one document spreads over worker steps.
    */
   stopAtMs?: number;
+  /**
+   * The bytes belong to this extraction alone (an extraction thread's copy): the format may hand
+   * them to its library instead of copying them (pdf.js takes ownership of its buffer).
+   */
+  ownsBytes?: boolean;
 }
 
 export interface ExtractionLimits {
   /** Bytes a container (zip) may inflate to, all entries together. */
   maxDecompressedBytes: number;
+  /** Bytes one part of a container may inflate to (its format's budget, limits.ts); unbounded when absent. */
+  maxPartBytes?: number;
+  /** Characters of extracted text (MAX_EXTRACTED_CHARACTERS when absent; checked by the extraction thread). */
+  maxCharacters?: number;
   /** Entries a container may list. */
   maxEntries: number;
   /** Pages (or slides, sheets, spine items) a document may have. */

@@ -1,5 +1,5 @@
 import { Inflate, zipSync, type Zippable } from "fflate";
-import { checkDeadline, DocumentParseError, formatBytes } from "./limits.ts";
+import { checkDeadline, DocumentParseError, tooLargeWhenDecompressed } from "./limits.ts";
 import type { ExtractionLimits } from "./types.ts";
 import { refuseEntityDeclarations } from "./xml.ts";
 
@@ -55,8 +55,12 @@ export function unzip(bytes: Uint8Array, options: UnzipOptions): ZipArchive {
   const entries = readCentralDirectory(bytes, label, limits, corrupt);
   const wanted = options.want ? entries.filter((entry) => options.want!(entry.name)) : entries;
 
+  const maxPart = limits.maxPartBytes ?? Number.POSITIVE_INFINITY;
   let declaredTotal = 0;
-  for (const entry of wanted) declaredTotal += entry.declaredSize;
+  for (const entry of wanted) {
+    declaredTotal += entry.declaredSize;
+    if (entry.declaredSize > maxPart) throw tooLargeWhenDecompressed(label, `its part ${entry.name}`, maxPart);
+  }
   if (declaredTotal > limits.maxDecompressedBytes) throw tooLarge(label, limits);
 
   const files = new Map<string, Uint8Array>();
@@ -68,8 +72,15 @@ export function unzip(bytes: Uint8Array, options: UnzipOptions): ZipArchive {
     let content: Uint8Array;
     if (entry.method === 0) {
       content = data;
+      if (content.length > maxPart) throw tooLargeWhenDecompressed(label, `its part ${entry.name}`, maxPart);
     } else if (entry.method === 8) {
-      content = inflateBounded(data, limits.maxDecompressedBytes - inflatedTotal, label, limits, corrupt, entry.name);
+      // Whichever budget is nearer stops the inflation, and the message names that one.
+      const partBound = Math.min(maxPart, limits.maxDecompressedBytes - inflatedTotal);
+      const onExceeded = () =>
+        partBound === maxPart && maxPart < limits.maxDecompressedBytes - inflatedTotal
+          ? tooLargeWhenDecompressed(label, `its part ${entry.name}`, maxPart)
+          : tooLarge(label, limits);
+      content = inflateBounded(data, partBound, onExceeded, corrupt, entry.name);
     } else {
       throw new DocumentParseError(`the ${label} file uses a compression method (${entry.method}) that is not supported`);
     }
@@ -97,9 +108,7 @@ export function textOf(archive: ZipArchive, name: string): string | undefined {
 }
 
 function tooLarge(label: string, limits: ExtractionLimits): DocumentParseError {
-  return new DocumentParseError(
-    `the ${label} file inflates to more than ${formatBytes(limits.maxDecompressedBytes)} (a zip bomb or an unusually large document), so it was not parsed`,
-  );
+  return tooLargeWhenDecompressed(label, "the text it holds", limits.maxDecompressedBytes);
 }
 
 function readCentralDirectory(
@@ -192,8 +201,7 @@ function entryData(bytes: Uint8Array, entry: ZipEntry, corrupt: (why: string) =>
 function inflateBounded(
   data: Uint8Array,
   budget: number,
-  label: string,
-  limits: ExtractionLimits,
+  exceeded: () => DocumentParseError,
   corrupt: (why: string) => DocumentParseError,
   name: string,
 ): Uint8Array {
@@ -202,7 +210,7 @@ function inflateBounded(
   let finished = false;
   const inflater = new Inflate((chunk, final) => {
     total += chunk.length;
-    if (total > budget) throw tooLarge(label, limits);
+    if (total > budget) throw exceeded();
     chunks.push(chunk);
     if (final) finished = true;
   });

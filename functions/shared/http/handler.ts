@@ -105,7 +105,8 @@ export function httpHandler<
     });
     return {
       statusCode: reply.status,
-      headers: { "content-type": JSON_CONTENT_TYPE, "cache-control": "no-store", ...reply.headers },
+      // An empty raw body (MCP's 202 to a notification) has no type.
+      headers: { ...(reply.raw === "" ? {} : { "content-type": JSON_CONTENT_TYPE }), "cache-control": "no-store", ...reply.headers },
       body: reply.stream && spec.stream ? (Readable.from(reply.stream) as unknown as string) : (reply.raw ?? JSON.stringify({ success: true, data: reply.data, ...reply.extra })),
     };
   };

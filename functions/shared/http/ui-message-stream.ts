@@ -43,23 +43,78 @@ function citationOf(source: ChatSource) {
   return url ? { type: "source", sourceType: "url", id: source.id, url, title } : { type: "source", sourceType: "document", id: source.id, mediaType: "text/plain", title };
 }
 
+/**
+ * Agentic answers add, per round, the model's tool calls as the SDK's tool parts
+ * (`tool-input-available`, then `tool-output-available` or `tool-output-error`), sources as the
+ * searches find them (`data-sources` under one id, so each list replaces the one before), and
+ * `finish-step`/`start-step` between rounds; each round's text is its own text part.
+ */
 export async function* uiMessageStream(answer: StartedAnswer, namespaceId: string): AsyncGenerator<string> {
   let finished = false;
   try {
     yield event({ type: "start", messageId: `msg_${randomUUID()}`, messageMetadata: { model: answer.model, ...(answer.rerank ? { rerank: answer.rerank.status } : {}) } });
     yield event({ type: "start-step" });
-    for (const source of answer.sources) yield event(sourcePart(source));
-    yield event({ type: "data-sources", data: answer.sources });
-    yield event({ type: "text-start", id: TEXT_ID });
+    const announced = new Set<string>();
+    const newSources = function* () {
+      for (const source of answer.sources) {
+        if (announced.has(source.id)) continue;
+        announced.add(source.id);
+        yield event(sourcePart(source));
+      }
+    };
+    const sourcesPart = () => event({ type: "data-sources", ...(answer.agentic ? { id: "sources" } : {}), data: answer.sources });
+    yield* newSources();
+    yield sourcesPart();
+    let textId: string | null = null;
     let text = "";
+    let textCount = 0;
+    const openText = () => {
+      textId = `text-${++textCount}`;
+      text = "";
+      return event({ type: "text-start", id: textId });
+    };
+    const closeText = () => {
+      const id = textId;
+      textId = null;
+      const citations = citedMarkers(text, answer.sources.length).map((marker) => ({
+        source: citationOf(answer.sources[marker.index - 1]!),
+        startIndex: marker.start,
+        endIndex: marker.end,
+      }));
+      return event({ type: "text-end", id, ...(citations.length > 0 ? { citations } : {}) });
+    };
+    // Single-shot opens its one text part at once, as it always has; agentic rounds may have none.
+    if (!answer.agentic) yield openText();
     let finishReason = "other";
     try {
       for await (const delta of answer.deltas) {
-        if (delta.type === "text") {
-          text += delta.text;
-          yield event({ type: "text-delta", id: TEXT_ID, delta: delta.text });
-        } else {
-          finishReason = delta.reason;
+        switch (delta.type) {
+          case "text":
+            if (textId === null) yield openText();
+            text += delta.text;
+            yield event({ type: "text-delta", id: textId, delta: delta.text });
+            break;
+          case "finish":
+            finishReason = delta.reason;
+            break;
+          case "tool-call":
+            if (textId !== null) yield closeText();
+            yield event({ type: "tool-input-available", toolCallId: delta.call.id, toolName: delta.call.name, input: delta.call.input ?? {} });
+            break;
+          case "tool-result":
+            yield event({ type: "tool-output-available", toolCallId: delta.callId, output: delta.output });
+            break;
+          case "tool-error":
+            yield event({ type: "tool-output-error", toolCallId: delta.callId, errorText: delta.errorText });
+            break;
+          case "sources":
+            yield* newSources();
+            yield sourcesPart();
+            break;
+          case "step":
+            yield event({ type: "finish-step" });
+            yield event({ type: "start-step" });
+            break;
         }
       }
     } catch (error) {
@@ -72,12 +127,7 @@ export async function* uiMessageStream(answer: StartedAnswer, namespaceId: strin
       yield "data: [DONE]\n\n";
       return;
     }
-    const citations = citedMarkers(text, answer.sources.length).map((marker) => ({
-      source: citationOf(answer.sources[marker.index - 1]!),
-      startIndex: marker.start,
-      endIndex: marker.end,
-    }));
-    yield event({ type: "text-end", id: TEXT_ID, ...(citations.length > 0 ? { citations } : {}) });
+    if (textId !== null) yield closeText();
     yield event({ type: "finish-step" });
     yield event({ type: "finish", finishReason });
     finished = true;

@@ -8,6 +8,7 @@ import { ingestConfig } from "../domain/ingest-config.ts";
 import { ingestPayload } from "../domain/ingest-job.ts";
 import { VECTOR_STORE_PROVIDERS } from "../domain/namespace.ts";
 import { STATUSES } from "../domain/statuses.ts";
+import { CHAT_MODES } from "../domain/hosting.ts";
 
 /**
  * What the API answers, as schemas: the response half of the published contract (the request half
@@ -109,6 +110,8 @@ export const hostingWire = z.strictObject({
   protected: z.boolean(),
   allowedEmails: z.array(z.string()),
   allowedEmailDomains: z.array(z.string()),
+  chatMode: z.enum(CHAT_MODES),
+  mcpEnabled: z.boolean(),
   createdAt: timestamp,
   updatedAt: timestamp,
 });
@@ -121,6 +124,13 @@ export const reingestWire = z.strictObject({ id: z.string().check(z.regex(/^job_
 
 const metadataValue = z.union([z.string(), z.number(), z.boolean(), z.array(z.string())]);
 
+/** With `expand`: the hit and the chunks around it, joined; `hit` gives the hit's character range within `text`. */
+export const passageWire = z.strictObject({
+  text: z.string(),
+  hit: z.strictObject({ start: z.number().check(z.int()), end: z.number().check(z.int()) }),
+  chunks: z.strictObject({ first: z.number().check(z.int()), last: z.number().check(z.int()) }),
+});
+
 export const searchResultWire = z.strictObject({
   id: z.string(),
   score: z.number(),
@@ -128,6 +138,7 @@ export const searchResultWire = z.strictObject({
   rerankScore: z.optional(z.number()),
   text: z.string(),
   metadata: z.optional(z.record(z.string(), metadataValue)),
+  passage: z.optional(passageWire),
 });
 
 
@@ -160,6 +171,10 @@ export const chatAnswerWire = z.strictObject({
   usage: z.optional(z.strictObject({ inputTokens: z.number().check(z.int()), outputTokens: z.number().check(z.int()) })),
   model: z.string(),
   sources: z.array(chatSourceWire),
+  // Agentic answers: each tool call with its input and its output (or error).
+  toolCalls: z.optional(
+    z.array(z.strictObject({ id: z.string(), name: z.string(), input: z.unknown(), output: z.optional(z.unknown()), error: z.optional(z.string()) })),
+  ),
 });
 
 

@@ -2,22 +2,45 @@
  * The language-model port used by chat: a model that streams its answer to a conversation.
  * One module per provider under llm/providers/ exports `createChatModel`; llm/registry.ts names them.
  */
-export interface ChatMessage {
-  role: "system" | "user" | "assistant";
-  content: string;
+export type ChatMessage =
+  | {
+      role: "system" | "user" | "assistant";
+      content: string;
+      /** On an assistant turn of an agentic answer: the tools it called (its `content` may then be empty). */
+      toolCalls?: ToolCall[];
+    }
+  /** What a tool answered to the call `toolCallId` of the assistant turn before. */
+  | { role: "tool"; toolCallId: string; content: string };
+
+export interface ToolCall {
+  id: string;
+  name: string;
+  input: unknown;
 }
 
-export const FINISH_REASONS = ["stop", "length", "content-filter", "error", "other"] as const;
+/** A tool the model may call: its name, what it does and a JSON Schema (an object) of its input. */
+export interface ToolSpec {
+  name: string;
+  description: string;
+  inputSchema: Record<string, unknown>;
+}
+
+export const FINISH_REASONS = ["stop", "length", "content-filter", "tool-calls", "error", "other"] as const;
 export type FinishReason = (typeof FINISH_REASONS)[number];
 
 export type ChatDelta =
   | { type: "text"; text: string }
+  /** A whole tool call, once its input has arrived; the answer then finishes with `tool-calls`. */
+  | { type: "tool-call"; call: ToolCall }
   | { type: "finish"; reason: FinishReason; usage?: { inputTokens: number; outputTokens: number } };
 
 export interface ChatOptions {
   maxOutputTokens?: number;
   temperature?: number;
   signal?: AbortSignal;
+  /** Tools the model may call; with `toolChoice: "none"` it is told to answer instead (the tools only describe earlier calls). */
+  tools?: ToolSpec[];
+  toolChoice?: "auto" | "none";
 }
 
 export interface ChatModel {

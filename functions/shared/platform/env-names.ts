@@ -22,6 +22,8 @@ export const ENV = {
   ingestStepMaxPages: "INGEST_STEP_MAX_PAGES",
   vectorIndexCeiling: "VECTOR_INDEX_CEILING",
   ingestMemoryBudgetMb: "INGEST_MEMORY_BUDGET_MB",
+  extractionHeapMb: "EXTRACTION_HEAP_MB",
+  extractionRssLimitMb: "EXTRACTION_RSS_LIMIT_MB",
   defaultReranker: "DEFAULT_RERANKER",
   rerankerBaseUrls: "RERANKER_BASE_URLS",
   defaultLlm: "DEFAULT_LLM",

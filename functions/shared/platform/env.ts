@@ -91,4 +91,11 @@ export const config = {
    * gives V8 the same limit).
    */
   ingestMemoryBudgetMb: () => positiveInt(ENV.ingestMemoryBudgetMb, Math.max(256, positiveInt("AWS_LAMBDA_FUNCTION_MEMORY_SIZE", 1769) - 450)),
+  /** The heap cap of an extraction thread (extraction/isolation.ts); set lower only to exercise the cap. */
+  extractionHeapMb: () => positiveInt(ENV.extractionHeapMb, 768),
+  /**
+   * The process's resident memory past which the extraction thread at work is terminated: nine
+   * tenths of the function's memory, so the thread goes before Lambda ends the whole process.
+   */
+  extractionRssLimitMb: () => positiveInt(ENV.extractionRssLimitMb, Math.floor(positiveInt("AWS_LAMBDA_FUNCTION_MEMORY_SIZE", 1769) * 0.9)),
 };

@@ -1,4 +1,4 @@
-import { type ChatRequest, type ChatSource, conversationOf, numberSources, promptMessages, retrievalQuery } from "../domain/chat.ts";
+import { AGENT_LIMITS, CHAT_LIMITS, type ChatRequest, type ChatSource, conversationOf, numberSources, promptMessages, retrievalQuery } from "../domain/chat.ts";
 import { getHosting } from "../db/hosting.ts";
 import { busy, unprocessable } from "../domain/errors.ts";
 import { citedHit } from "../domain/hosted-page.ts";
@@ -11,6 +11,8 @@ import { ChatError, type ChatDelta, type ChatMessage, type FinishReason } from "
 import { logger } from "../platform/logger.ts";
 import { type RerankOutcome, rerankResults } from "./rerank.ts";
 import { search } from "./search.ts";
+import { expandHits, passageWindow } from "./expansion.ts";
+import { type AgentEvent, runAgent } from "./agentic-chat.ts";
 
 /**
  * A retrieval-augmented answer, single-shot: the latest question (with the one before, when it is a
@@ -29,6 +31,8 @@ export interface ChatInput {
   citationMetadataPath?: string | null;
   maxOutputTokens?: number;
   temperature?: number;
+  /** The model searches with tools for up to this many rounds before it answers (agentic chat); absent, single-shot. */
+  toolRounds?: number;
 }
 
 export interface StartedAnswer {
@@ -36,8 +40,10 @@ export interface StartedAnswer {
   /** `provider:model`, as `x-rerank-model` names rerankers. */
   model: string;
   rerank: RerankOutcome | null;
+  /** Agentic answers fill `sources` as the model's searches find them, and report tool calls among the deltas. */
+  agentic: boolean;
   /** The model's answer; its first delta has already arrived, so a failure to start was thrown instead. */
-  deltas: AsyncIterable<ChatDelta>;
+  deltas: AsyncIterable<AgentEvent>;
   /** Ends the model's request early (the client went away). */
   abort(): void;
 }
@@ -51,8 +57,10 @@ const DEFAULT_MAX_OUTPUT_TOKENS = 1024;
 export async function answerCaller(namespace: NamespaceRecord, tenantId: string | null, request: ChatRequest): Promise<StartedAnswer> {
   // Also for its citation path, so one read even when the request names model and prompt.
   const hosting = await getHosting(namespace.id);
-  const { messages: _messages, query: _query, stream: _stream, systemPrompt, llmConfig: requested, maxOutputTokens, temperature, ...retrieval } = request;
+  const { messages: _messages, query: _query, stream: _stream, systemPrompt, llmConfig: requested, maxOutputTokens, temperature, agentic, maxToolRounds, ...retrieval } = request;
   const llmConfig = requested ?? (hosting ? hostingChatModel(hosting) : undefined);
+  // The request decides; without a word from it, the hosting's chat mode.
+  const toolRounds = (agentic ?? hosting?.chatMode === "agentic") ? (maxToolRounds ?? AGENT_LIMITS.defaultToolRounds) : undefined;
   return startAnswer(namespace, tenantId, {
     conversation: conversationOf(request),
     retrieval: { ...retrieval, query: "", includeMetadata: true },
@@ -61,6 +69,7 @@ export async function answerCaller(namespace: NamespaceRecord, tenantId: string 
     citationMetadataPath: hosting?.citationMetadataPath ?? null,
     ...(maxOutputTokens !== undefined ? { maxOutputTokens } : {}),
     ...(temperature !== undefined ? { temperature } : {}),
+    ...(toolRounds !== undefined ? { toolRounds } : {}),
   });
 }
 
@@ -74,9 +83,11 @@ export async function startAnswer(namespace: NamespaceRecord, tenantId: string |
   if (!choice) {
     throw unprocessable("llmConfig: no language model is configured for chat here; set llmConfig (Amazon Bedrock or an OpenAI-compatible endpoint) on the hosting or in the request.");
   }
+  if (input.toolRounds !== undefined) return startAgent(namespace, tenantId, input, choice, input.toolRounds);
   const retrieval: SearchRequest = { ...input.retrieval, query: retrievalQuery(input.conversation).slice(0, 10_000), includeMetadata: true };
   const { results, outcome } = await rerankResults(namespace, retrieval, await search(namespace, tenantId, retrieval));
-  const sources = numberSources(results.map((result) => citedHit(result, input.citationMetadataPath ?? null)));
+  const hits = retrieval.expand ? (await expandHits(namespace, tenantId, results, retrieval.expand)).map((hit) => ({ ...hit, text: passageWindow(hit.passage, CHAT_LIMITS.sourceLength) })) : results;
+  const sources = numberSources(hits.map((result) => citedHit(result, input.citationMetadataPath ?? null)));
   const model = await chatModelFor(choice);
   const controller = new AbortController();
   const stream = model.stream(promptMessages(input.systemPrompt, sources, input.conversation), {
@@ -93,10 +104,39 @@ export async function startAnswer(namespace: NamespaceRecord, tenantId: string |
     throw refusalOf(error, label, namespace.id);
   }
   const abort = () => controller.abort();
-  return { sources, model: label, rerank: outcome, deltas: capped(resumed(first, iterator), abort), abort };
+  return { sources, model: label, rerank: outcome, agentic: false, deltas: capped(resumed(first, iterator), abort), abort };
 }
 
-async function* resumed(first: IteratorResult<ChatDelta>, rest: AsyncIterator<ChatDelta>): AsyncGenerator<ChatDelta> {
+/** The agentic answer: started once the model's first round has produced something, like single-shot. */
+async function startAgent(namespace: NamespaceRecord, tenantId: string | null, input: ChatInput, choice: NonNullable<ReturnType<typeof chatModelHere>>, rounds: number): Promise<StartedAnswer> {
+  const model = await chatModelFor(choice);
+  const controller = new AbortController();
+  const sources: ChatSource[] = [];
+  const events = runAgent(
+    model,
+    { namespace, tenantId, retrieval: { ...input.retrieval, includeMetadata: true }, citationMetadataPath: input.citationMetadataPath ?? null, sources },
+    {
+      systemPrompt: input.systemPrompt,
+      conversation: input.conversation,
+      rounds,
+      maxOutputTokens: input.maxOutputTokens ?? DEFAULT_MAX_OUTPUT_TOKENS,
+      ...(input.temperature !== undefined ? { temperature: input.temperature } : {}),
+      signal: controller.signal,
+    },
+  );
+  const label = `${choice.provider.toLowerCase()}:${choice.model}`;
+  const iterator = events[Symbol.asyncIterator]();
+  let first: IteratorResult<AgentEvent>;
+  try {
+    first = await iterator.next();
+  } catch (error) {
+    throw refusalOf(error, label, namespace.id);
+  }
+  const abort = () => controller.abort();
+  return { sources, model: label, rerank: null, agentic: true, deltas: capped(resumed(first, iterator), abort), abort };
+}
+
+async function* resumed<T>(first: IteratorResult<T>, rest: AsyncIterator<T>): AsyncGenerator<T> {
   if (first.done) return;
   yield first.value;
   for (let next = await rest.next(); !next.done; next = await rest.next()) yield next.value;
@@ -110,7 +150,7 @@ async function* resumed(first: IteratorResult<ChatDelta>, rest: AsyncIterator<Ch
  */
 export const MAX_ANSWER_CHARACTERS = 65_536;
 
-async function* capped(deltas: AsyncIterable<ChatDelta>, abort: () => void): AsyncGenerator<ChatDelta> {
+async function* capped(deltas: AsyncIterable<AgentEvent>, abort: () => void): AsyncGenerator<AgentEvent> {
   let length = 0;
   for await (const delta of deltas) {
     if (delta.type !== "text") {
@@ -146,22 +186,44 @@ function refusalOf(error: unknown, model: string, namespaceId: string): Error {
   return unprocessable(`llmConfig: the language model (${model}) refused the request: ${error.message}`);
 }
 
+export interface AnswerToolCall {
+  id: string;
+  name: string;
+  input: unknown;
+  output?: unknown;
+  error?: string;
+}
+
 export interface WholeAnswer {
   text: string;
   finishReason: FinishReason;
   usage?: { inputTokens: number; outputTokens: number };
+  /** Agentic answers: the tools the model called, in order, with what they returned. */
+  toolCalls?: AnswerToolCall[];
 }
 
-/** Collects a started answer; a failure part-way is refused like a failure to start (the answer would be cut short). */
+/**
+ * Collects a started answer; a failure part-way is refused like a failure to start (the answer
+ * would be cut short). Of an agentic answer, the text is the final round's: earlier rounds' words
+ * ("let me search") introduced tool calls.
+ */
 export async function wholeAnswer(answer: StartedAnswer, namespaceId: string): Promise<WholeAnswer> {
   let text = "";
+  const toolCalls: AnswerToolCall[] = [];
+  const withCalls = () => (answer.agentic ? { toolCalls } : {});
   try {
     for await (const delta of answer.deltas) {
       if (delta.type === "text") text += delta.text;
-      else return { text, finishReason: delta.reason, ...(delta.usage ? { usage: delta.usage } : {}) };
+      else if (delta.type === "finish") return { text, finishReason: delta.reason, ...(delta.usage ? { usage: delta.usage } : {}), ...withCalls() };
+      else if (delta.type === "tool-call") toolCalls.push({ id: delta.call.id, name: delta.call.name, input: delta.call.input });
+      else if (delta.type === "tool-result" || delta.type === "tool-error") {
+        const call = toolCalls.find((known) => known.id === delta.callId);
+        if (call && delta.type === "tool-result") call.output = delta.output;
+        else if (call && delta.type === "tool-error") call.error = delta.errorText;
+      } else if (delta.type === "step") text = "";
     }
   } catch (error) {
     throw refusalOf(error, answer.model, namespaceId);
   }
-  return { text, finishReason: "other" };
+  return { text, finishReason: "other", ...withCalls() };
 }

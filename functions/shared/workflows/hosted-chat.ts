@@ -1,6 +1,7 @@
 import type { ChatMessage } from "../llm/types.ts";
 import { type StartedAnswer, startAnswer } from "./chat.ts";
 import { hostingChatModel } from "../domain/hosting.ts";
+import { AGENT_LIMITS } from "../domain/chat.ts";
 import type { PublishedPage } from "./hosted.ts";
 import { pageRetrieval } from "./hosted-search.ts";
 
@@ -14,5 +15,6 @@ export function answerVisitor(page: PublishedPage, conversation: ChatMessage[]):
     systemPrompt: hosting.systemPrompt,
     ...(model ? { llmConfig: model } : {}),
     citationMetadataPath: hosting.citationMetadataPath,
+    ...(hosting.chatMode === "agentic" ? { toolRounds: AGENT_LIMITS.defaultToolRounds } : {}),
   });
 }

@@ -1,5 +1,5 @@
 import { Parser } from "htmlparser2";
-import { DocumentParseError } from "../limits.ts";
+import { containerLimits, DocumentParseError } from "../limits.ts";
 import { htmlToMarkdown } from "../markdown.ts";
 import type { ExtractedDocument, ExtractionOptions, FormatExtractor } from "../types.ts";
 import { descendants, firstDescendant, parseXml, refuseEntityDeclarations } from "../xml.ts";
@@ -19,7 +19,7 @@ const MEDIA = /^word\/(media|embeddings|fonts)\//;
 async function extract(bytes: Uint8Array, options: ExtractionOptions): Promise<ExtractedDocument> {
   const archive = openContainer(bytes, {
     label: LABEL,
-    limits: options.limits,
+    limits: containerLimits(options.limits, "docx"),
     want: (name) => !MEDIA.test(name),
     legacyHint: "a legacy .doc file (save it as .docx)",
   });

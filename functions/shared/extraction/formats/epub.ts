@@ -1,4 +1,4 @@
-import { checkDeadline, checkPageCount, DocumentParseError } from "../limits.ts";
+import { checkDeadline, checkPageCount, containerLimits, DocumentParseError } from "../limits.ts";
 import { htmlToMarkdown, joinBlocks } from "../markdown.ts";
 import type { ExtractedDocument, ExtractionOptions, FormatExtractor } from "../types.ts";
 import { descendants, firstDescendant, parseXml } from "../xml.ts";
@@ -17,7 +17,7 @@ const TITLE_ELEMENT = /<title[^>]*>[\s\S]*?<\/title>/gi;
 
 async function extract(bytes: Uint8Array, options: ExtractionOptions): Promise<ExtractedDocument> {
   const { limits } = options;
-  const archive = openContainer(bytes, { label: LABEL, limits, want: (name) => TEXT_PARTS.test(name) });
+  const archive = openContainer(bytes, { label: LABEL, limits: containerLimits(limits, "epub"), want: (name) => TEXT_PARTS.test(name) });
   const container = textOf(archive, "META-INF/container.xml");
   if (container === undefined) throw new DocumentParseError("the file is not an EPUB (it has no META-INF/container.xml)");
   const packagePath = firstDescendant(parseXml(container, LABEL), "rootfile")?.attributes["full-path"];
@@ -35,10 +35,15 @@ async function extract(bytes: Uint8Array, options: ExtractionOptions): Promise<E
   checkPageCount(spine.length, limits, LABEL, "chapters");
 
   const chapters: string[] = [];
+  // A spine naming one chapter many times (9,999 times in a 67 KB file) would have it converted as
+  // often: each part is read once, where the spine first names it.
+  const read = new Set<string>();
   for (const itemref of spine) {
     checkDeadline(limits, LABEL);
     const path = manifest.get(itemref.attributes.idref ?? "");
-    const xhtml = path === undefined ? undefined : textOf(archive, path);
+    if (path === undefined || read.has(path)) continue;
+    read.add(path);
+    const xhtml = textOf(archive, path);
     if (xhtml === undefined) continue;
     chapters.push(htmlToMarkdown(xhtml.replace(TITLE_ELEMENT, "")));
   }

@@ -1,4 +1,5 @@
 import { checkDeadline, DocumentParseError } from "../limits.ts";
+import { checkImagePixels } from "../image-size.ts";
 import { ocrLanguage, OcrUnavailableError, recognize, tidyOcrText } from "../ocr.ts";
 import type { ExtractedDocument, ExtractionOptions, FormatExtractor } from "../types.ts";
 
@@ -29,6 +30,7 @@ async function extract(bytes: Uint8Array, options: ExtractionOptions): Promise<E
   if (options.strategy === "fast") {
     return { text: "", totalPages: 1, notes: ["the image was not read: OCR is off with strategy fast"] };
   }
+  checkImagePixels(bytes, kind);
   checkDeadline(options.limits, "image");
   let language;
   try {

@@ -1,4 +1,4 @@
-import { DocumentParseError } from "../limits.ts";
+import { containerLimits, DocumentParseError } from "../limits.ts";
 import { escapeHtml, htmlToMarkdown } from "../markdown.ts";
 import type { ExtractedDocument, ExtractionOptions, FormatExtractor } from "../types.ts";
 import { descendants, isElement, parseXml, type XmlElement, type XmlNode } from "../xml.ts";
@@ -29,7 +29,7 @@ const SKIPPED = new Set([
 async function extract(bytes: Uint8Array, options: ExtractionOptions): Promise<ExtractedDocument> {
   const archive = openContainer(bytes, {
     label: LABEL,
-    limits: options.limits,
+    limits: containerLimits(options.limits, "odt"),
     want: (name) => name === "content.xml" || name === "styles.xml" || name === "mimetype",
   });
   const content = textOf(archive, "content.xml");

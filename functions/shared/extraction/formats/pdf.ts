@@ -1,5 +1,6 @@
 import { getResolvedPDFJS } from "unpdf";
-import { checkDeadline, checkPageCount, DocumentParseError } from "../limits.ts";
+import { checkDeadline, checkPageCount, DocumentParseError, MAX_IMAGE_PIXELS } from "../limits.ts";
+import { checkPdfStreams } from "../pdf-streams.ts";
 import { OffsetWriter } from "../markdown.ts";
 import { encodePnm, ocrLanguage, OcrUnavailableError, recognize, tidyOcrText, type OcrLanguage, type RawImage } from "../ocr.ts";
 import type { ExtractedDocument, ExtractionLimits, ExtractionOptions, FormatExtractor } from "../types.ts";
@@ -85,7 +86,7 @@ function polyfillTransferToFixedLength(): void {
   });
 }
 
-async function openPdf(bytes: Uint8Array, limits: ExtractionLimits): Promise<{ pdfjs: PdfJs; pdf: PdfDocument }> {
+async function openPdf(bytes: Uint8Array, limits: ExtractionLimits, ownsBytes = false): Promise<{ pdfjs: PdfJs; pdf: PdfDocument }> {
   const head = new TextDecoder("latin1").decode(bytes.subarray(0, 1024));
   if (!head.includes("%PDF-")) throw new DocumentParseError("the file is not a PDF (it has no %PDF header)");
   // pdf.js rebuilds a damaged cross-reference table by scanning, so a cut-off upload would open and
@@ -96,12 +97,15 @@ async function openPdf(bytes: Uint8Array, limits: ExtractionLimits): Promise<{ p
   polyfillTransferToFixedLength();
   const pdfjs = await getResolvedPDFJS();
   const task = pdfjs.getDocument({
-    // pdf.js may take ownership of the buffer, so it gets a copy; a plain Uint8Array, as it
-    // refuses a Node Buffer (what a fetched file arrives as), and Buffer#slice would not copy.
-    data: new Uint8Array(bytes),
+    // pdf.js may take ownership of the buffer, so it gets a copy unless the bytes are ours to give
+    // (an extraction thread's); a plain Uint8Array, as it refuses a Node Buffer (what a fetched
+    // file arrives as), and Buffer#slice would not copy.
+    data: ownsBytes && bytes.constructor === Uint8Array ? bytes : new Uint8Array(bytes),
     isOffscreenCanvasSupported: false,
     isImageDecoderSupported: false,
     disableFontFace: true,
+    // Larger images are never decoded (checkPdfStreams notes them): their pixels alone would be gigabytes.
+    maxImageSize: MAX_IMAGE_PIXELS,
     useSystemFonts: false,
     verbosity: 0,
   });
@@ -118,7 +122,9 @@ async function openPdf(bytes: Uint8Array, limits: ExtractionLimits): Promise<{ p
 
 async function extract(bytes: Uint8Array, options: ExtractionOptions): Promise<ExtractedDocument> {
   const { limits } = options;
-  const { pdfjs, pdf } = await openPdf(bytes, limits);
+  // The streams are measured once, by the step that reads the first page: later steps read the same bytes.
+  const streamNotes = (options.pageRange?.first ?? 1) === 1 ? checkPdfStreams(bytes, limits, LABEL) : [];
+  const { pdfjs, pdf } = await openPdf(bytes, limits, options.ownsBytes);
   try {
     const totalPages = pdf.numPages;
     // A valid PDF may have an empty page tree (`qpdf --empty` makes one); there is nothing to read,
@@ -128,6 +134,7 @@ async function extract(bytes: Uint8Array, options: ExtractionOptions): Promise<E
     const first = Math.max(1, Math.min(totalPages, options.pageRange?.first ?? 1));
     const last = Math.max(first, Math.min(totalPages, options.pageRange?.last ?? totalPages));
     const notes = new Notes();
+    for (const note of streamNotes) notes.add(note);
     const policy = ocrPolicy(options);
     let language: OcrLanguage | undefined;
     const languageFor = () => {

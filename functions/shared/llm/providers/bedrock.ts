@@ -1,8 +1,8 @@
-import type { BedrockRuntimeClient, ConverseStreamCommandInput, ConverseStreamOutput, Message, SystemContentBlock } from "@aws-sdk/client-bedrock-runtime";
+import type { BedrockRuntimeClient, ContentBlock, ConverseStreamCommandInput, ConverseStreamOutput, SystemContentBlock, Tool } from "@aws-sdk/client-bedrock-runtime";
 import { lazyImport } from "../../platform/lazy-import.ts";
 import { observed } from "../../platform/sdk-observer.ts";
 import type { ChatModelSettings } from "../registry.ts";
-import { ChatError, type ChatDelta, type ChatMessage, type ChatModel, type ChatOptions, type FinishReason } from "../types.ts";
+import { ChatError, type ChatDelta, type ChatMessage, type ChatModel, type ChatOptions, type FinishReason, type ToolCall } from "../types.ts";
 
 /**
  * Amazon Bedrock's ConverseStream, reached with the function's IAM role: one request shape for
@@ -21,7 +21,11 @@ const STOP_REASONS: Readonly<Record<string, FinishReason>> = {
   max_tokens: "length",
   guardrail_intervened: "content-filter",
   content_filtered: "content-filter",
+  tool_use: "tool-calls",
 };
+
+/** Bedrock has no "no tool" choice, and refuses tool blocks in a conversation without the tools; the prompt says it instead. */
+const ANSWER_NOW = "Do not call any tool now: answer from what the tools have already returned.";
 
 const RETRYABLE = new Set([
   "ThrottlingException",
@@ -43,16 +47,28 @@ export function createChatModel(settings: ChatModelSettings): ChatModel {
  * Converse takes the system prompt apart from the turns, and turns that start with the user and
  * alternate; the port's conversation need not, so same-role turns are merged and a leading
  * assistant turn (a greeting, say) is dropped. Blank texts are refused by Bedrock and say nothing.
+ * Tool results travel in a user turn, as Converse's `toolResult` blocks.
  */
 function converseInput(model: string, messages: ChatMessage[], options: ChatOptions): ConverseStreamCommandInput {
-  const said = messages.filter((message) => message.content.trim() !== "");
-  const system: SystemContentBlock[] = said.filter((message) => message.role === "system").map((message) => ({ text: message.content }));
-  const turns: { role: "user" | "assistant"; text: string }[] = [];
-  for (const { role, content } of said) {
-    if (role === "system" || (role === "assistant" && turns.length === 0)) continue;
+  const system: SystemContentBlock[] = messages.filter((message) => message.role === "system" && message.content.trim() !== "").map((message) => ({ text: message.content }));
+  const tools = options.tools ?? [];
+  if (tools.length > 0 && options.toolChoice === "none") system.push({ text: ANSWER_NOW });
+  const turns: { role: "user" | "assistant"; content: ContentBlock[] }[] = [];
+  for (const message of messages) {
+    if (message.role === "system") continue;
+    const role = message.role === "tool" ? "user" : message.role;
+    const blocks = blocksOf(message);
+    if (blocks.length === 0 || (role === "assistant" && turns.length === 0)) continue;
     const last = turns.at(-1);
-    if (last?.role === role) last.text = `${last.text}\n\n${content}`;
-    else turns.push({ role, text: content });
+    if (last?.role !== role) {
+      turns.push({ role, content: blocks });
+      continue;
+    }
+    for (const block of blocks) {
+      const previous = last.content.at(-1);
+      if (previous?.text !== undefined && block.text !== undefined) last.content[last.content.length - 1] = { text: `${previous.text}\n\n${block.text}` };
+      else last.content.push(block);
+    }
   }
   const inferenceConfig = {
     ...(options.maxOutputTokens !== undefined ? { maxTokens: options.maxOutputTokens } : {}),
@@ -60,10 +76,20 @@ function converseInput(model: string, messages: ChatMessage[], options: ChatOpti
   };
   return {
     modelId: model,
-    messages: turns.map(({ role, text }): Message => ({ role, content: [{ text }] })),
+    messages: turns,
     ...(system.length > 0 ? { system } : {}),
     ...(Object.keys(inferenceConfig).length > 0 ? { inferenceConfig } : {}),
+    ...(tools.length > 0
+      ? { toolConfig: { tools: tools.map((tool): Tool => ({ toolSpec: { name: tool.name, description: tool.description, inputSchema: { json: tool.inputSchema as never } } })) } }
+      : {}),
   };
+}
+
+function blocksOf(message: ChatMessage): ContentBlock[] {
+  if (message.role === "tool") return [{ toolResult: { toolUseId: message.toolCallId, content: [{ text: message.content.trim() === "" ? "(empty)" : message.content }] } }];
+  const text: ContentBlock[] = message.content.trim() === "" ? [] : [{ text: message.content }];
+  if (message.role !== "assistant" || !message.toolCalls) return text;
+  return [...text, ...message.toolCalls.map((call): ContentBlock => ({ toolUse: { toolUseId: call.id, name: call.name, input: (call.input ?? {}) as never } }))];
 }
 
 async function* converse(model: string, messages: ChatMessage[], options: ChatOptions): AsyncGenerator<ChatDelta> {
@@ -74,12 +100,19 @@ async function* converse(model: string, messages: ChatMessage[], options: ChatOp
   sharedClient ??= observed(new sdk.BedrockRuntimeClient({ maxAttempts: 2 }));
   let reason: FinishReason | undefined;
   let usage: { inputTokens: number; outputTokens: number } | undefined;
+  // Tool uses by content block; their input arrives as pieces of JSON text.
+  const uses = new Map<number, { id: string; name: string; input: string }>();
   try {
     const output = await sharedClient.send(new sdk.ConverseStreamCommand(input), { abortSignal: options.signal });
     for await (const event of output.stream ?? []) {
       if (options.signal?.aborted) break;
       const text = eventText(event);
       if (text) yield { type: "text", text };
+      const started = event.contentBlockStart?.start?.toolUse;
+      if (started) uses.set(event.contentBlockStart?.contentBlockIndex ?? uses.size, { id: started.toolUseId ?? "", name: started.name ?? "", input: "" });
+      const piece = event.contentBlockDelta?.delta?.toolUse?.input;
+      const use = uses.get(event.contentBlockDelta?.contentBlockIndex ?? -1);
+      if (piece !== undefined && use) use.input += piece;
       if (event.messageStop) reason = STOP_REASONS[event.messageStop.stopReason ?? ""] ?? "other";
       if (event.metadata?.usage) usage = { inputTokens: event.metadata.usage.inputTokens ?? 0, outputTokens: event.metadata.usage.outputTokens ?? 0 };
     }
@@ -90,6 +123,7 @@ async function* converse(model: string, messages: ChatMessage[], options: ChatOp
   if (options.signal?.aborted) throw cancelled(model);
   // The stream ends with messageStop, then metadata; without it the answer was cut short.
   if (reason === undefined) throw new ChatError("BEDROCK", `Bedrock ended the answer of ${model} before it was complete`, { retryable: true });
+  for (const [, use] of [...uses.entries()].sort(([a], [b]) => a - b)) yield { type: "tool-call", call: toolCallOf(use) };
   yield { type: "finish", reason, ...(usage ? { usage } : {}) };
 }
 
@@ -101,6 +135,16 @@ function eventText(event: ConverseStreamOutput): string | undefined {
     throw Object.assign(new Error(detail?.message ?? ""), { name: member.charAt(0).toUpperCase() + member.slice(1) });
   }
   return event.contentBlockDelta?.delta?.text;
+}
+
+function toolCallOf(use: { id: string; name: string; input: string }): ToolCall {
+  let input: unknown = use.input;
+  try {
+    input = use.input.trim() === "" ? {} : JSON.parse(use.input);
+  } catch {
+    // Not JSON: passed on as text, for the tool to refuse.
+  }
+  return { id: use.id, name: use.name, input };
 }
 
 function cancelled(model: string): ChatError {

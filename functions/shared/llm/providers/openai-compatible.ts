@@ -7,7 +7,7 @@ import { config } from "../../platform/env.ts";
 import { logger } from "../../platform/logger.ts";
 import { backoffMs, isRecord, isRetryableStatus, providerErrorDetail, retryAfterMs, scrub, trimSlash } from "../../platform/provider-http.ts";
 import type { ChatModelSettings } from "../registry.ts";
-import { ChatError, type ChatDelta, type ChatMessage, type ChatModel, type ChatOptions, type FinishReason } from "../types.ts";
+import { ChatError, type ChatDelta, type ChatMessage, type ChatModel, type ChatOptions, type FinishReason, type ToolCall } from "../types.ts";
 
 /**
  * Any server speaking OpenAI's Chat Completions streaming protocol (OpenAI, Azure OpenAI's v1
@@ -77,10 +77,30 @@ export function tokenLimitField(url: URL): "max_tokens" | "max_completion_tokens
   return url.hostname.toLowerCase() === "api.openai.com" ? "max_completion_tokens" : "max_tokens";
 }
 
+/** A turn as Chat Completions takes it: tool calls with their input as a JSON string, tool results by call id. */
+function wireMessage(message: ChatMessage): Record<string, unknown> {
+  if (message.role === "tool") return { role: "tool", tool_call_id: message.toolCallId, content: message.content };
+  if (message.role === "assistant" && message.toolCalls && message.toolCalls.length > 0) {
+    return {
+      role: "assistant",
+      content: message.content === "" ? null : message.content,
+      tool_calls: message.toolCalls.map((call) => ({ id: call.id, type: "function", function: { name: call.name, arguments: JSON.stringify(call.input ?? {}) } })),
+    };
+  }
+  return { role: message.role, content: message.content };
+}
+
 function requestBody(endpoint: Endpoint, messages: ChatMessage[], options: ChatOptions): string {
+  const tools = options.tools ?? [];
   return JSON.stringify({
     model: endpoint.model,
-    messages: messages.map(({ role, content }) => ({ role, content })),
+    messages: messages.map(wireMessage),
+    ...(tools.length > 0
+      ? {
+          tools: tools.map((tool) => ({ type: "function", function: { name: tool.name, description: tool.description, parameters: tool.inputSchema } })),
+          tool_choice: options.toolChoice ?? "auto",
+        }
+      : {}),
     stream: true,
     stream_options: { include_usage: true },
     ...(options.maxOutputTokens !== undefined ? { [tokenLimitField(endpoint.url)]: options.maxOutputTokens } : {}),
@@ -259,12 +279,37 @@ interface StreamState {
   done: boolean;
   reason?: FinishReason;
   usage?: { inputTokens: number; outputTokens: number };
+  /** Tool calls by their stream index; their arguments arrive in pieces. */
+  calls: Map<number, { id: string; name: string; arguments: string }>;
 }
 
-const FINISH_REASONS: Readonly<Record<string, FinishReason>> = { stop: "stop", length: "length", content_filter: "content-filter" };
+const FINISH_REASONS: Readonly<Record<string, FinishReason>> = {
+  stop: "stop",
+  length: "length",
+  content_filter: "content-filter",
+  tool_calls: "tool-calls",
+  function_call: "tool-calls",
+};
+
+/** A call's input: its arguments as JSON; arguments that are not JSON are passed on as text, for the tool to refuse. */
+function toolCallOf(id: string, name: string, args: string): ToolCall {
+  let input: unknown = args;
+  try {
+    input = args.trim() === "" ? {} : JSON.parse(args);
+  } catch {
+    // kept as text
+  }
+  return { id, name, input };
+}
+
+function* callDeltas(state: StreamState): Generator<ChatDelta> {
+  for (const [index, call] of [...state.calls.entries()].sort(([a], [b]) => a - b)) {
+    yield { type: "tool-call", call: toolCallOf(call.id || `call_${index}`, call.name, call.arguments) };
+  }
+}
 
 async function* eventDeltas(endpoint: Endpoint, response: IncomingMessage): AsyncGenerator<ChatDelta> {
-  const state: StreamState = { done: false };
+  const state: StreamState = { done: false, calls: new Map() };
   const events: string[] = [];
   const parser = createParser({ onEvent: (event) => events.push(event.data) });
   // Decoded across chunk boundaries, so a character split between two chunks survives.
@@ -284,6 +329,7 @@ async function* eventDeltas(endpoint: Endpoint, response: IncomingMessage): Asyn
   }
   // Usage alone is no end: a finish reason or [DONE] says the answer is complete.
   if (!state.done && state.reason === undefined) throw new AttemptError(`${endpoint.label} ended the answer before it was complete`, true);
+  yield* callDeltas(state);
   yield { type: "finish", reason: state.reason ?? "other", ...(state.usage ? { usage: state.usage } : {}) };
 }
 
@@ -329,6 +375,17 @@ function chunkDeltas(chunk: Record<string, unknown>, state: StreamState): ChatDe
   const choice = Array.isArray(chunk.choices) ? chunk.choices[0] : undefined;
   if (!isRecord(choice)) return [];
   if (typeof choice.finish_reason === "string") state.reason = FINISH_REASONS[choice.finish_reason] ?? "other";
+  const toolCalls = isRecord(choice.delta) && Array.isArray(choice.delta.tool_calls) ? choice.delta.tool_calls : [];
+  for (const [position, piece] of toolCalls.entries()) {
+    if (!isRecord(piece)) continue;
+    const index = typeof piece.index === "number" ? piece.index : position;
+    const call = state.calls.get(index) ?? { id: "", name: "", arguments: "" };
+    if (typeof piece.id === "string" && piece.id !== "") call.id = piece.id;
+    const fn = isRecord(piece.function) ? piece.function : {};
+    if (typeof fn.name === "string") call.name += fn.name;
+    if (typeof fn.arguments === "string") call.arguments += fn.arguments;
+    state.calls.set(index, call);
+  }
   const content = isRecord(choice.delta) ? choice.delta.content : undefined;
   return typeof content === "string" && content !== "" ? [{ type: "text", text: content }] : [];
 }
@@ -345,6 +402,11 @@ function* completionDeltas(endpoint: Endpoint, raw: string): Generator<ChatDelta
   const message = isRecord(choice) && isRecord(choice.message) ? choice.message : undefined;
   if (!message) throw new AttemptError(`${endpoint.label} answered without a message`, false);
   if (typeof message.content === "string" && message.content !== "") yield { type: "text", text: message.content };
+  const calls = Array.isArray(message.tool_calls) ? message.tool_calls.filter(isRecord) : [];
+  for (const [index, call] of calls.entries()) {
+    const fn = isRecord(call.function) ? call.function : {};
+    yield { type: "tool-call", call: toolCallOf(typeof call.id === "string" ? call.id : `call_${index}`, String(fn.name ?? ""), typeof fn.arguments === "string" ? fn.arguments : JSON.stringify(fn.arguments ?? {})) };
+  }
   const reason = typeof choice?.finish_reason === "string" ? (FINISH_REASONS[choice.finish_reason] ?? "other") : "other";
   const usage = usageOf(completion.usage);
   yield { type: "finish", reason, ...(usage ? { usage } : {}) };

@@ -3,7 +3,7 @@ import type { DocumentRecord, ExtractionCheckpoint } from "../../domain/document
 import type { IngestConfig } from "../../domain/ingest-config.ts";
 import { type FileType, largestUploadLimit, resolveFileType, uploadLimit } from "../../extraction/file-types.ts";
 import { detectedMimeType } from "../../extraction/detect-type.ts";
-import { loadExtractor } from "../../extraction/index.ts";
+import { extractIsolated } from "../../extraction/isolation.ts";
 import { extractionLimits } from "../../extraction/limits.ts";
 import { joinPageRanges } from "../../extraction/page-ranges.ts";
 import { isTextFormat, parseText, textExtractor } from "../../extraction/text-formats.ts";
@@ -72,7 +72,8 @@ export async function readSource(document: DocumentRecord, settings: IngestConfi
     file = { bytes: fetched.bytes, type, etag: null };
   }
 
-  const extractor = await extractorFor(file.type);
+  // A fetched file's bytes are staged after a first page range; an upload's are never read again.
+  const extractor = await extractorFor(file.type, source.type === "MANAGED_FILE");
   const properties = { fileSize: file.bytes.byteLength, mimeType: await detectedMimeType(file.bytes, file.type) };
   if (!file.type.paged) return complete(await extractor.extract(file.bytes, extractionOptions(settings, bounds)), properties);
 
@@ -100,7 +101,7 @@ async function continueExtraction(document: DocumentRecord, settings: IngestConf
     throw new PermanentFailure(`the file changed while its pages were being read (after page ${resume.nextPage - 1}); ingest it again`);
   }
   const type = fileType(document.name ?? resume.sourceKey, resume.mimeType);
-  const extractor = await extractorFor(type);
+  const extractor = await extractorFor(type, true);
   const extracted = await extractor.extract(stored.bytes, { ...extractionOptions(settings, bounds), ...pageWindow(resume.nextPage, bounds) });
   if (isPartial(extracted)) return { kind: "partial", part: extracted, checkpoint: { ...resume, nextPage: extracted.lastPage! + 1 } };
   const parts: ExtractedDocument[] = [];
@@ -131,8 +132,14 @@ function assertWithinLimit(size: number, type: FileType): void {
   if (size > limit) throw new PermanentFailure(`the file is larger than ${limit} bytes`);
 }
 
-async function extractorFor(type: FileType): Promise<FormatExtractor> {
-  return isTextFormat(type.format) ? textExtractor(type.format) : await loadExtractor(type.format);
+/**
+ * Text formats are read here (their cost is linear in the upload, which is bounded); every other
+ * format in an extraction thread with its own heap cap and time limit (extraction/isolation.ts).
+ */
+async function extractorFor(type: FileType, transfer: boolean): Promise<FormatExtractor> {
+  if (isTextFormat(type.format)) return textExtractor(type.format);
+  const format = type.format;
+  return { extract: (bytes, options) => extractIsolated(format, bytes, options, { transfer }) };
 }
 
 function pageWindow(first: number, bounds: ReadBounds): Pick<ExtractionOptions, "pageRange" | "stopAtMs"> {

@@ -1,0 +1,43 @@
+import type { MetadataValue } from "../domain/metadata-filter.ts";
+import * as z from "../platform/zod.ts";
+import { citationAt } from "../domain/hosted-page.ts";
+
+// What both MCP servers' tools share (the organization's at /v1/mcp, a hosted page's).
+
+/** A tool and how it runs, in a context: the caller of `/v1/mcp` (workflows/mcp.ts), or a hosted page. */
+export interface McpTool<C> {
+  name: string;
+  title: string;
+  description: string;
+  inputSchema: Record<string, unknown>;
+  writes: boolean;
+  run(input: Record<string, unknown>, context: C): Promise<unknown>;
+}
+
+/** Input errors read like the HTTP API's 422: `<field>: <reason>`. */
+export class ToolInputError extends Error {}
+
+export function parse<S extends z.ZodMiniType>(schema: S, input: unknown): z.output<S> {
+  const result = schema.safeParse(input);
+  if (!result.success) throw new ToolInputError(z.formatIssue(result.error.issues[0]));
+  return result.data;
+}
+
+/** How a result names where it came from. */
+export function citationOf(id: string, metadata: Record<string, MetadataValue> | undefined, citationMetadataPath: string | null) {
+  const [documentId, sequence] = id.split("#");
+  const page = metadata?.page_number ?? metadata?.slide ?? metadata?.sheet;
+  const hosted = citationAt(metadata, citationMetadataPath);
+  return {
+    documentId,
+    chunk: Number(sequence),
+    documentName: typeof metadata?.filename === "string" ? metadata.filename : null,
+    ...(page !== undefined ? { page } : {}),
+    ...(hosted !== null ? { source: hosted } : {}),
+  };
+}
+
+export const chunkIdInput = z.object({
+  chunkId: z.string().check(z.regex(/^doc_[A-Za-z0-9_-]+#\d{1,7}$/, "must be a chunk id as search returns it (<documentId>#<n>)")),
+});
+
