@@ -12,13 +12,17 @@
  *
  *   npx tsx bench/retrieval-quality.ts [--documents 3000] [--facts 200]
  *
- * Reports recall@10 and MRR@10 per search mode and phrasing; writes bench/results/retrieval-quality.json.
+ * Reports recall@10 and MRR@10 per search mode and phrasing, and how the two ways of fusing the
+ * keyword and semantic lists compare (S3 Vectors' own RRF, and the relative-score fusion search
+ * uses at several semantic weights), computed from the same two top-100 lists; writes
+ * bench/results/retrieval-quality.json.
  */
 import { cpus, loadavg } from "node:os";
 import { performance } from "node:perf_hooks";
 import { fileURLToPath } from "node:url";
 import { MAX_BATCH_ITEMS } from "../functions/shared/domain/ingest-job.ts";
 import { startLocalStack } from "../local/stack.ts";
+import { fuse } from "../functions/shared/workflows/search.ts";
 import { startRerankProviders } from "../test/support/rerank-providers.ts";
 import { argument, numberArgument, benchApi, createNamespace, generateProse, isEntryPoint, newOrganizationKey, saveResults, seededRandom, waitForJobs } from "./support.ts";
 
@@ -106,6 +110,39 @@ export interface QualityRow {
   mrrAt10: number;
 }
 
+export interface FusionRow {
+  fusion: string;
+  phrasing: "literal" | "paraphrase";
+  mrrAt10: number;
+}
+
+type Listed = { id: string; score: number; text: string }[];
+
+/** Reciprocal rank fusion as S3 Vectors documents it for hybrid queries (k = 60). */
+function rrf(semantic: Listed, keyword: Listed): Listed {
+  const fused = new Map<string, { id: string; score: number; text: string }>();
+  for (const list of [semantic, keyword]) {
+    list.forEach((entry, rank) => {
+      const found = fused.get(entry.id) ?? { ...entry, score: 0 };
+      found.score += 1 / (60 + rank + 1);
+      fused.set(entry.id, found);
+    });
+  }
+  return [...fused.values()].sort((a, b) => b.score - a.score);
+}
+
+/** The relative-score fusion of workflows/search.ts (`fuse`), on the lists as the API scored them. */
+function relative(semantic: Listed, keyword: Listed, weight: number): Listed {
+  const wire = (list: Listed) =>
+    list.map((entry) => {
+      const [documentId, sequence] = entry.id.split("#");
+      return { documentId: documentId!, runId: "", sequence: Number(sequence), text: entry.text, metadata: {}, score: entry.score };
+    });
+  return fuse(wire(semantic), wire(keyword), weight).map((candidate) => ({ id: `${candidate.documentId}#${candidate.sequence}`, score: candidate.score, text: candidate.text }));
+}
+
+const FUSION_WEIGHTS = [0, 0.05, 0.1, 0.2, 0.3, 0.5];
+
 function markdownTable(rows: readonly QualityRow[]): string {
   const lines = ["| mode | phrasing | queries | recall@10 | MRR@10 |", "|---|---|---:|---:|---:|"];
   for (const row of rows) lines.push(`| ${row.mode} | ${row.phrasing} | ${row.queries} | ${row.recallAt10.toFixed(3)} | ${row.mrrAt10.toFixed(3)} |`);
@@ -159,6 +196,37 @@ export async function runRetrievalQualityBench(options: { documents?: number; fa
         log(`${mode}, ${phrasing}: recall@10 ${(found / facts.length).toFixed(3)}, MRR@10 ${(reciprocal / facts.length).toFixed(3)}`);
       }
     }
+    // The two lists once more, 100 each, fused here in every way compared.
+    const fusionRows: FusionRow[] = [];
+    for (const phrasing of ["literal", "paraphrase"] as const) {
+      const reciprocal = new Map<string, number>();
+      for (const fact of facts) {
+        const list = async (mode: string) =>
+          (await api.expect<{ data: Listed }>(200, "POST", `${base}/search`, { query: fact[phrasing], mode, topK: 100, rerank: false })).body.data;
+        const [semantic, keyword] = [await list("semantic"), await list("keyword")];
+        const fusions: [string, Listed][] = [
+          ["keyword alone", keyword],
+          ["semantic alone", semantic],
+          ["RRF (k = 60, S3 Vectors' hybrid)", rrf(semantic, keyword)],
+          ...FUSION_WEIGHTS.map((weight): [string, Listed] => [`relative score, semantic weight ${weight}`, relative(semantic, keyword, weight)]),
+        ];
+        for (const [name, fused] of fusions) {
+          const rank = fused.slice(0, K).findIndex((result) => result.text.includes(fact.sentence));
+          reciprocal.set(name, (reciprocal.get(name) ?? 0) + (rank >= 0 ? 1 / (rank + 1) : 0));
+        }
+      }
+      for (const [fusion, sum] of reciprocal) fusionRows.push({ fusion, phrasing, mrrAt10: sum / facts.length });
+    }
+    const fusionMarkdown = [
+      "| fusion of the top-100 lists | MRR@10 literal | MRR@10 paraphrase |",
+      "|---|---:|---:|",
+      ...[...new Set(fusionRows.map((row) => row.fusion))].map((fusion) => {
+        const of = (phrasing: string) => fusionRows.find((row) => row.fusion === fusion && row.phrasing === phrasing)!.mrrAt10.toFixed(3);
+        return `| ${fusion} | ${of("literal")} | ${of("paraphrase")} |`;
+      }),
+    ].join("\n");
+    log(fusionMarkdown);
+
     const partial = {
       benchmark: "retrieval-quality" as const,
       node: process.version,
@@ -170,8 +238,9 @@ export async function runRetrievalQualityBench(options: { documents?: number; fa
       embedder: "LOCAL (local-hash-384)",
       reranker: `Cohere protocol, word-overlap scorer on 127.0.0.1; ${RERANK_CANDIDATES} hybrid candidates, best ${K} kept`,
       rows,
+      fusionRows,
     };
-    const report = { ...partial, markdown: markdownTable(rows) };
+    const report = { ...partial, markdown: `${markdownTable(rows)}\n\n${fusionMarkdown}` };
     log(report.markdown);
     saveResults(options.resultsFile, DEFAULT_RESULTS_FILE, report, log);
     return report;

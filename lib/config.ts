@@ -51,6 +51,13 @@ export interface StageConfig {
    * region's default (Amazon Nova Lite through the geography's inference profile, llm/registry.ts).
    */
   chatModel: string | null;
+  /**
+   * The Bedrock chat models organizations may name (`-c chatModels=a,b`); `chatModel` is always
+   * allowed too. Null: Amazon Nova Micro, Lite and Pro (DEFAULT_CHAT_MODELS, llm/registry.ts).
+   */
+  chatModels: string[] | null;
+  /** `-c waf=true`: an AWS WAF web ACL with per-client rate-based rules on the API stage (lib/constructs/web-acl.ts). */
+  waf: boolean;
   uploadUrlTtlSeconds: number;
   downloadUrlTtlSeconds: number;
 }
@@ -63,7 +70,7 @@ const SHARED = {
   downloadUrlTtlSeconds: 3600,
 } as const;
 
-const PER_STAGE: Record<Stage, Omit<StageConfig, "stage" | "corsOrigins" | "signInSender" | "chatModel" | keyof typeof SHARED>> = {
+const PER_STAGE: Record<Stage, Omit<StageConfig, "stage" | "corsOrigins" | "signInSender" | "chatModel" | "chatModels" | "waf" | keyof typeof SHARED>> = {
   dev: {
     removalPolicy: RemovalPolicy.DESTROY,
     autoDeleteObjects: false,
@@ -129,7 +136,27 @@ export function chatModelFromContext(scope: Construct): string | null {
   return model;
 }
 
-export function stageConfig(stage: Stage, overrides: Partial<Pick<StageConfig, "corsOrigins" | "signInSender" | "chatModel">> = {}): StageConfig {
+/** `-c chatModels=amazon.nova-lite-v1:0,anthropic.claude-3-haiku-20240307-v1:0`, or a JSON array in cdk.json; absent, the default set. */
+export function chatModelsFromContext(scope: Construct): string[] | null {
+  const raw: unknown = scope.node.tryGetContext("chatModels");
+  if (raw === undefined || raw === null || raw === "") return null;
+  const models = (Array.isArray(raw) ? raw : String(raw).split(",")).map((model) => String(model).trim()).filter((model) => model.length > 0);
+  if (models.length === 0) throw new Error("chatModels is empty: give at least one Bedrock model id, or leave it out for the default set.");
+  for (const model of models) {
+    if (!/^[a-zA-Z0-9.:_/-]{1,256}$/.test(model)) throw new Error(`chatModels: ${JSON.stringify(model)} is not a Bedrock model or inference profile id.`);
+  }
+  return models;
+}
+
+/** `-c waf=true`; off when not given. */
+export function wafFromContext(scope: Construct): boolean {
+  const raw: unknown = scope.node.tryGetContext("waf");
+  if (raw === undefined || raw === null || raw === "" || raw === false || raw === "false") return false;
+  if (raw === true || raw === "true") return true;
+  throw new Error(`waf ${JSON.stringify(raw)} is not true or false.`);
+}
+
+export function stageConfig(stage: Stage, overrides: Partial<Pick<StageConfig, "corsOrigins" | "signInSender" | "chatModel" | "chatModels" | "waf">> = {}): StageConfig {
   return {
     stage,
     ...PER_STAGE[stage],
@@ -137,6 +164,8 @@ export function stageConfig(stage: Stage, overrides: Partial<Pick<StageConfig, "
     corsOrigins: overrides.corsOrigins ?? ["*"],
     signInSender: overrides.signInSender ?? null,
     chatModel: overrides.chatModel ?? null,
+    chatModels: overrides.chatModels ?? null,
+    waf: overrides.waf ?? false,
   };
 }
 
@@ -146,5 +175,7 @@ export function configFromContext(scope: Construct): StageConfig {
     corsOrigins: corsOriginsFromContext(scope),
     signInSender: signInSenderFromContext(scope),
     chatModel: chatModelFromContext(scope),
+    chatModels: chatModelsFromContext(scope),
+    waf: wafFromContext(scope),
   });
 }

@@ -5,6 +5,7 @@
 export type HttpMethod = "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
 
 import type { QueueName } from "../functions/shared/queue/names.ts";
+import type { OwnedItem } from "../functions/shared/db/dynamo/keys.ts";
 import type { VectorOperation } from "../functions/shared/vector-store/registry.ts";
 
 export type { QueueName };
@@ -13,6 +14,11 @@ export type { QueueName };
 export interface FunctionAccess {
   /** Absent: the function touches no table (the docs functions). */
   table?: "read" | "readWrite";
+  /**
+   * With `table: "readWrite"`: the only items the function writes, by kind; its policy allows writes
+   * to those partitions alone (IAM `dynamodb:LeadingKeys`). Reads stay unrestricted.
+   */
+  writesOnly?: readonly OwnedItem[];
   /** Reads the whole table (the reconciler's inventory); everything else reads by key and index. */
   tableScan?: boolean;
   /** `put` signs upload URLs; `read` signs download URLs and reads objects; `readWrite` also deletes. */
@@ -28,6 +34,8 @@ export interface FunctionAccess {
   sendsEmail?: boolean;
   /** Answers with a language model (Bedrock ConverseStream in AWS, unless the llmConfig names an endpoint). */
   chats?: boolean;
+  /** Accepts a chat model choice (a hosting's llmConfig) and checks it against the deployment's allow-list; implied by `chats`. */
+  choosesChatModel?: boolean;
 }
 
 export interface HttpFunctionDefinition {
@@ -105,7 +113,7 @@ export const HTTP_FUNCTIONS: HttpFunctionDefinition[] = [
       { method: "PATCH", path: `${NAMESPACE}/hosting` },
       { method: "PUT", path: `${NAMESPACE}/hosting` },
     ],
-    access: { table: "readWrite" },
+    access: { table: "readWrite", choosesChatModel: true },
   },
   {
     id: "DeleteHosting",
@@ -231,14 +239,15 @@ export const HTTP_FUNCTIONS: HttpFunctionDefinition[] = [
     entry: "functions/http/hosted/page.ts",
     routes: [{ method: "GET", path: "/hosted/{slug}" }],
     // Creates the session-signing secret on first use.
-    access: { table: "readWrite" },
+    access: { table: "readWrite", writesOnly: ["serviceSecret"] },
     public: true,
   },
   {
     id: "HostedSignIn",
     entry: "functions/http/hosted/sign-in.ts",
     routes: [{ method: "POST", path: "/hosted/{slug}/sign-in" }],
-    access: { table: "readWrite", sendsEmail: true },
+    // Counts the visitor's requests and queues every one for the mail worker (functions/workers/mail.ts).
+    access: { table: "readWrite", writesOnly: ["rateWindow"], queues: ["mail"] },
     public: true,
   },
   {
@@ -252,23 +261,24 @@ export const HTTP_FUNCTIONS: HttpFunctionDefinition[] = [
     id: "HostedSession",
     entry: "functions/http/hosted/session.ts",
     routes: [{ method: "POST", path: "/hosted/{slug}/session" }],
-    access: { table: "readWrite" },
+    // Uses up the sign-in link (and its pending mark); signs with the session secret, created on first use.
+    access: { table: "readWrite", writesOnly: ["signIn", "serviceSecret"] },
     public: true,
   },
   {
     id: "HostedSearch",
     entry: "functions/http/hosted/search.ts",
     routes: [{ method: "POST", path: "/hosted/{slug}/search" }],
-    // Writes only its rate-limit counters.
-    access: { table: "readWrite", bucket: "read", vectors: ["query"], embeds: true, reranks: true },
+    // Writes only its rate-limit counters, and the session secret on first use.
+    access: { table: "readWrite", writesOnly: ["rateWindow", "serviceSecret"], bucket: "read", vectors: ["query"], embeds: true, reranks: true },
     public: true,
   },
   {
     id: "HostedDocumentFile",
     entry: "functions/http/hosted/document-file.ts",
     routes: [{ method: "GET", path: "/hosted/{slug}/documents/{documentId}/file" }],
-    // Writes only its rate-limit counters; reads the object's head and signs a GET of it.
-    access: { table: "readWrite", bucket: "read" },
+    // Writes only its rate-limit counters (and the session key, as the search tab); reads the object's head and signs a GET of it.
+    access: { table: "readWrite", writesOnly: ["rateWindow", "serviceSecret"], bucket: "read" },
     public: true,
   },
   {
@@ -278,16 +288,16 @@ export const HTTP_FUNCTIONS: HttpFunctionDefinition[] = [
       { method: "POST", path: "/hosted/{slug}/mcp" },
       { method: "GET", path: "/hosted/{slug}/mcp" },
     ],
-    // Writes only its rate-limit counters.
-    access: { table: "readWrite", bucket: "read", vectors: ["query"], embeds: true, reranks: true },
+    // Writes only its rate-limit counters (and the session key, as the search tab).
+    access: { table: "readWrite", writesOnly: ["rateWindow", "serviceSecret"], bucket: "read", vectors: ["query"], embeds: true, reranks: true },
     public: true,
   },
   {
     id: "HostedChat",
     entry: "functions/http/hosted/chat.ts",
     routes: [{ method: "POST", path: "/hosted/{slug}/chat" }],
-    // Writes only its rate-limit counters.
-    access: { table: "readWrite", bucket: "read", vectors: ["query"], embeds: true, reranks: true, chats: true },
+    // Writes only its rate-limit counters, and the session secret on first use.
+    access: { table: "readWrite", writesOnly: ["rateWindow", "serviceSecret"], bucket: "read", vectors: ["query"], embeds: true, reranks: true, chats: true },
     public: true,
     streams: true,
     timeoutSeconds: CHAT_TIMEOUT_SECONDS,

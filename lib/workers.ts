@@ -32,6 +32,8 @@ export interface WorkerDefinition {
 export const QUEUES: Record<QueueName, QueueDefinition> = {
   ingest: { name: "ingest", maxReceiveCount: 5 },
   delete: { name: "delete", maxReceiveCount: 5 },
+  // A sign-in mail that failed three times is not worth sending later: the visitor asks again.
+  mail: { name: "mail", maxReceiveCount: 3 },
 };
 
 export const WORKERS: WorkerDefinition[] = [
@@ -63,6 +65,18 @@ export const WORKERS: WorkerDefinition[] = [
     // namespace's fan-out without starving it.
     maxConcurrency: { dev: 2, prod: 5 },
     access: { table: "readWrite", bucket: "readWrite", queues: ["delete"], vectors: ["delete", "list"] },
+  },
+  {
+    id: "MailWorker",
+    entry: "functions/workers/mail.ts",
+    queue: "mail",
+    batchSize: 10,
+    timeoutSeconds: 30,
+    memoryMb: 256,
+    // Sign-in mails are few; two at once keeps SES's per-second sending quota far away.
+    maxConcurrency: { dev: 2, prod: 2 },
+    // Reads the page, writes its pending links, tokens and mail counters; sends from the stack's SES identity.
+    access: { table: "readWrite", writesOnly: ["signIn", "rateWindow"], sendsEmail: true },
   },
 ];
 

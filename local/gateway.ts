@@ -12,7 +12,7 @@ import { errorEnvelope, JSON_CONTENT_TYPE } from "../functions/shared/http/envel
 import { GATEWAY_ERRORS, type GatewayError } from "../functions/shared/http/gateway-responses.ts";
 import { MAX_LAMBDA_EVENT_BYTES, MAX_REQUEST_BODY_BYTES } from "../functions/shared/platform/request-limits.ts";
 import { AUTHORIZER, type HttpFunctionDefinition, type Route, ROUTES } from "../lib/routes.ts";
-import { AUTHORIZER_CACHE_TTL_SECONDS } from "../lib/stage-settings.ts";
+import { AUTHORIZER_CACHE_TTL_SECONDS, type MethodThrottle, PUBLIC_METHOD_THROTTLES } from "../lib/stage-settings.ts";
 import { AuthorizerCache } from "./authorizer-cache.ts";
 import { evaluatePolicy, executeApiArn } from "./authorizer-policy.ts";
 import { invokeLocally } from "./lambda-context.ts";
@@ -26,6 +26,11 @@ export interface GatewayOptions {
   port: number;
   /** Requests per second per organization, and the burst above it. */
   rateLimit: { ratePerSecond: number; burst: number };
+  /**
+   * The method throttles of the public routes, by function id, each shared by every caller as in
+   * API Gateway; by default the dev stage's (lib/stage-settings.ts). A function left out is unthrottled.
+   */
+  publicMethodThrottles?: Readonly<Record<string, MethodThrottle>>;
   /** How long the authorizer's answer for a token is reused (0: not at all); by default the dev stage's. */
   authorizerCacheTtlSeconds?: number;
   /** Told of every request and the response it got (tests check each against the OpenAPI document). */
@@ -92,7 +97,15 @@ function loadHandler<T>(entry: string): Promise<T> {
 
 interface GatewayState {
   buckets: TokenBuckets;
+  /** One bucket per public route (method and path), by the function that serves it. */
+  publicBuckets: Map<string, TokenBuckets>;
   authorizerCache: AuthorizerCache;
+  /**
+   * The host of the gateway's own base URL, reported as the event's domainName. Never the request's
+   * Host header: a client could forge it into the links the service mails (sign-in), as API Gateway
+   * only ever reports its own domain.
+   */
+  domainName: string;
 }
 
 /**
@@ -105,8 +118,12 @@ interface GatewayState {
 export async function startGateway(options: GatewayOptions): Promise<LocalGateway> {
   const state: GatewayState = {
     buckets: new TokenBuckets(options.rateLimit.ratePerSecond, options.rateLimit.burst),
+    publicBuckets: new Map(
+      Object.entries(options.publicMethodThrottles ?? PUBLIC_METHOD_THROTTLES.dev).map(([id, throttle]) => [id, new TokenBuckets(throttle.rateLimit, throttle.burstLimit)]),
+    ),
     // The local stack behaves like the dev stage.
     authorizerCache: new AuthorizerCache(options.authorizerCacheTtlSeconds ?? AUTHORIZER_CACHE_TTL_SECONDS.dev),
+    domainName: "127.0.0.1",
   };
   const server: Server = createServer((req, res) => {
     if (options.onExchange) observe(req, res, options.onExchange);
@@ -125,6 +142,7 @@ export async function startGateway(options: GatewayOptions): Promise<LocalGatewa
   });
   const address = server.address();
   const port = typeof address === "object" && address ? address.port : options.port;
+  state.domainName = `127.0.0.1:${port}`;
   return {
     url: `http://127.0.0.1:${port}`,
     close: () =>
@@ -145,7 +163,11 @@ async function handle(req: IncomingMessage, res: ServerResponse, state: GatewayS
   if (hasDotSegment(target.path)) return sendGatewayError(res, GATEWAY_ERRORS.dotSegment);
   const match = matchRoute(method, target.path);
   if (!match) return sendGatewayError(res, GATEWAY_ERRORS.routeNotFound);
-  if (match.route.fn.public) return respond(res, await readBody(req), req, target, method, match, {});
+  if (match.route.fn.public) {
+    const retryAfter = state.publicBuckets.get(match.route.fn.id)?.take(`${method} ${match.route.path}`) ?? 0;
+    if (retryAfter > 0) return sendGatewayError(res, GATEWAY_ERRORS.throttled, { "retry-after": String(retryAfter) });
+    return respond(res, await readBody(req), req, target, method, match, {}, state.domainName);
+  }
 
   const authorizationToken = headerOf(req, "authorization");
   if (!authorizationToken) return sendGatewayError(res, GATEWAY_ERRORS.unauthorized);
@@ -167,7 +189,7 @@ async function handle(req: IncomingMessage, res: ServerResponse, state: GatewayS
   const retryAfter = state.buckets.take(organizationKey);
   if (retryAfter > 0) return sendGatewayError(res, GATEWAY_ERRORS.throttled, { "retry-after": String(retryAfter) });
 
-  return respond(res, await readBody(req), req, target, method, match, { ...authorization.context, principalId: authorization.principalId });
+  return respond(res, await readBody(req), req, target, method, match, { ...authorization.context, principalId: authorization.principalId }, state.domainName);
 }
 
 /** Invokes the route's handler with the proxy event API Gateway would send, and writes its answer. */
@@ -179,9 +201,10 @@ async function respond(
   method: string,
   match: { route: Route; pathParameters: Record<string, string> },
   authorizer: Record<string, unknown>,
+  domainName: string,
 ): Promise<void> {
   if (body === null) return sendGatewayError(res, GATEWAY_ERRORS.payloadTooLarge);
-  const event = proxyEvent(req, target, method, match, body, authorizer);
+  const event = proxyEvent(req, target, method, match, body, authorizer, domainName);
   // Lambda counts the event as API Gateway serializes it, not the body.
   if (Buffer.byteLength(JSON.stringify(event)) > MAX_LAMBDA_EVENT_BYTES) return sendGatewayError(res, GATEWAY_ERRORS.payloadTooLarge);
   const handler = await loadHandler<ProxyHandler | StreamingHandler>(match.route.fn.entry);
@@ -364,17 +387,20 @@ function proxyEvent(
   match: { route: Route; pathParameters: Record<string, string> },
   body: string,
   authorizer: Record<string, unknown>,
+  domainName: string,
 ): APIGatewayProxyEvent {
-  const headers: Record<string, string> = {};
-  const multiValueHeaders: Record<string, string[]> = {};
+  // Null-prototype maps: a header or parameter named `__proto__` or `constructor` is a plain entry,
+  // as in the JSON event API Gateway delivers, not a member every object inherits.
+  const headers: Record<string, string> = Object.create(null);
+  const multiValueHeaders: Record<string, string[]> = Object.create(null);
   for (let index = 0; index < req.rawHeaders.length; index += 2) {
     const name = req.rawHeaders[index] ?? "";
     const value = req.rawHeaders[index + 1] ?? "";
     headers[name] = value;
     (multiValueHeaders[name] ??= []).push(value);
   }
-  const query: Record<string, string> = {};
-  const multiQuery: Record<string, string[]> = {};
+  const query: Record<string, string> = Object.create(null);
+  const multiQuery: Record<string, string[]> = Object.create(null);
   for (const [key, value] of target.query) {
     query[key] = value;
     (multiQuery[key] ??= []).push(value);
@@ -399,9 +425,9 @@ function proxyEvent(
       authorizer,
       httpMethod: method,
       identity: { sourceIp: req.socket.remoteAddress ?? "127.0.0.1" } as APIGatewayProxyEvent["requestContext"]["identity"],
-      // As API Gateway reports it: the path the client asked for (here, no stage prefix) on the host it used.
+      // As API Gateway reports it: the path the client asked for (here, no stage prefix) on the API's own host.
       path: target.path,
-      domainName: req.headers.host ?? "127.0.0.1",
+      domainName,
       protocol: "HTTP/1.1",
       requestId,
       requestTimeEpoch: Date.now(),

@@ -38,6 +38,8 @@ export interface LocalStackOptions {
   workers?: boolean;
   workerConcurrency?: number;
   rateLimit?: { ratePerSecond: number; burst: number };
+  /** The public routes' method throttles by function id; the dev stage's by default. */
+  publicMethodThrottles?: GatewayOptions["publicMethodThrottles"];
   /** Seconds the gateway reuses the authorizer's answer for a token (0: never); the dev stage's by default. */
   authorizerCacheTtlSeconds?: number;
   /** Extra environment for the functions. */
@@ -132,6 +134,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       [ENV.bucketName]: resources.bucketName,
       [ENV.ingestQueueUrl]: resources.queues.ingest.url,
       [ENV.deleteQueueUrl]: resources.queues.delete.url,
+      [ENV.mailQueueUrl]: resources.queues.mail.url,
       [ENV.stage]: "local",
       [ENV.defaultEmbeddingProvider]: "LOCAL",
       // Offline: no reranker unless a namespace names one (searches answer `x-rerank: unavailable`).
@@ -162,6 +165,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       port: options.port ?? 0,
       rateLimit: options.rateLimit ?? { ratePerSecond: 100, burst: 200 },
       authorizerCacheTtlSeconds: options.authorizerCacheTtlSeconds,
+      publicMethodThrottles: options.publicMethodThrottles,
       onExchange: options.onExchange,
     });
     stops.push(gateway.close);

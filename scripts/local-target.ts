@@ -34,6 +34,7 @@ export function useRunningLocalStack(): LocalStackRecord {
     [ENV.bucketName]: stack.resources.bucketName,
     [ENV.ingestQueueUrl]: stack.resources.queues.ingest.url,
     [ENV.deleteQueueUrl]: stack.resources.queues.delete.url,
+    [ENV.mailQueueUrl]: stack.resources.queues.mail.url,
     [ENV.vectorStoreBackend]: "embedded",
   });
   return stack;

@@ -5,12 +5,19 @@ import { S3VectorsStore } from "../functions/shared/vector-store/s3-vectors.ts";
 import { type IndexUsage, indexUsage } from "../functions/shared/vector-store/quota.ts";
 import { runWhenMain } from "./cli.ts";
 
-const USAGE = `Usage: npm run vector-indexes -- [count|empty] --vector-bucket NAME|ARN [--region REGION] [--yes]
+const USAGE = `Usage: npm run vector-indexes -- [count|upgrade|empty] --vector-bucket NAME|ARN [--slots N] [--region REGION] [--yes]
+
+The stack's vector bucket and the slot buckets named after it (<name>-1 … <name>-127; --slots as
+deployed, 128 by default) are all covered.
 
 count (default): counts the vector indexes of a deployed stack's S3 Vectors bucket (stack output VectorBucketArn) and
 compares them with the ceiling past which new (namespace, tenant) partitions are refused
 (VECTOR_INDEX_CEILING) and with S3 Vectors' quota of indexes per bucket. Uses your AWS credentials.
 The local stack's vectors live inside the npm run dev process, which admits partitions the same way.
+
+upgrade: rebuilds every partition index created before full-text search (not ENHANCED, or without the
+chunk text as a full-text field) under the same name, so keyword and hybrid search work in it, and
+moves indexes from before slots into their slot's bucket; the others are left alone. Resumable: run it again after an interruption. Pause ingestion while it runs.
 
 empty --yes: deletes every index of the bucket, and with them every vector, so that cdk destroy can
 delete the bucket (CloudFormation cannot delete a vector bucket that still holds indexes). For a
@@ -30,10 +37,10 @@ export async function run(argv: string[]): Promise<number> {
   const { values, positionals } = parseArgs({
     args: argv,
     allowPositionals: true,
-    options: { "vector-bucket": { type: "string" }, region: { type: "string" }, yes: { type: "boolean" }, help: { type: "boolean" } },
+    options: { "vector-bucket": { type: "string" }, slots: { type: "string" }, region: { type: "string" }, yes: { type: "boolean" }, help: { type: "boolean" } },
   });
   const command = positionals[0] ?? "count";
-  if (values.help || !values["vector-bucket"] || !["count", "empty"].includes(command)) {
+  if (values.help || !values["vector-bucket"] || !["count", "upgrade", "empty"].includes(command)) {
     console.log(USAGE);
     return values.help ? 0 : 2;
   }
@@ -46,10 +53,25 @@ export async function run(argv: string[]): Promise<number> {
   // The stack outputs the ARN (`arn:...:bucket/<name>`); the API wants the name.
   process.env[ENV.vectorBucketName] = values["vector-bucket"].split("/").pop();
   process.env[ENV.vectorStoreBackend] = "s3vectors";
+  process.env[ENV.vectorBucketSlots] ??= String(values.slots ?? 128);
   const store = (await vectorStore());
+  if (command !== "count" && !(store instanceof S3VectorsStore)) throw new Error(`${command} works on a deployed S3 Vectors bucket only`);
+  if (command === "upgrade") {
+    const { upgraded, current } = await (store as S3VectorsStore).upgradeIndexes(console.log);
+    console.log(`upgraded ${upgraded} indexes; ${current} were current`);
+    return 0;
+  }
   if (command === "empty") {
     if (!(store instanceof S3VectorsStore)) throw new Error("empty works on a deployed S3 Vectors bucket only");
     console.log(`deleted ${await store.deleteAllIndexes()} indexes`);
+    return 0;
+  }
+  if (store instanceof S3VectorsStore) {
+    // The quota and the ceiling apply per bucket: the stack's and each slot's (VECTOR_BUCKET_SLOTS).
+    for (const [bucket, indexes] of await store.countIndexesByBucket()) {
+      console.log(`bucket ${bucket}`);
+      for (const line of describeUsage({ ...(await indexUsage(store, { fresh: true })), indexes })) console.log(`  ${line}`);
+    }
     return 0;
   }
   for (const line of describeUsage(await indexUsage(store, { fresh: true }))) console.log(line);

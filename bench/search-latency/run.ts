@@ -13,7 +13,6 @@ import { resolveApiKey } from "../../functions/shared/db/organizations.ts";
 import { searchBody } from "../../functions/shared/domain/search.ts";
 import { embedderFor } from "../../functions/shared/embedding/index.ts";
 import { chunkId, parseVectorKey } from "../../functions/shared/domain/chunks.ts";
-import { loadPartitionIndex, rankBm25 } from "../../functions/shared/keyword-index/bm25.ts";
 import { search } from "../../functions/shared/workflows/search.ts";
 import { embeddedVectorStore } from "../../functions/shared/vector-store/embedded.ts";
 import { matchesFilter } from "../../functions/shared/domain/metadata-filter.ts";
@@ -269,9 +268,9 @@ async function profile(api: BenchApi, key: string, namespaceId: string, queries:
   const sampleMetadata = store
     .querySync(partition, (await embedder.embedQuery(queries[0]!.query)).vector, { topK: 100 })
     .map((match) => match.metadata);
-  const segmentsNow = (await loadPartitionIndex(namespaceId, null)).segments;
-  const segmentDocumentIds = segmentsNow.map((segment) => segment.documentId);
-  const recordSizes = [...(await getDocuments(segmentDocumentIds)).values()].map((record) => JSON.stringify(record).length);
+  const keywordDocumentIds: string[] = [];
+  store.forEachEntry(partition, (key) => keywordDocumentIds.push(parseVectorKey(key)!.documentId));
+  const recordSizes = [...(await getDocuments([...new Set(keywordDocumentIds)].slice(0, 2000))).values()].map((record) => JSON.stringify(record).length);
 
   const samples: Record<string, number[]> = {};
   const add = (name: string, value: number) => (samples[name] ??= []).push(value);
@@ -317,16 +316,11 @@ async function profile(api: BenchApi, key: string, namespaceId: string, queries:
     // Keyword, whole and in pieces, then hybrid.
     add("httpKeyword", (await timed(() => api.expect(200, "POST", path, { query: query.query, topK, mode: "keyword" }))).ms);
     add("searchKeyword", (await timed(() => search(namespace, null, request("keyword", query)))).ms);
-    const listed = await timed(() => loadPartitionIndex(namespaceId, null));
-    add("keywordListSegments", listed.ms);
-    // The search path stops after its pool, but ranking scores and sorts every matching chunk first.
-    const bm25 = await timed(() => {
-      let hits = 0;
-      for (const hit of rankBm25(listed.value, query.query)) if (hit) hits += 1;
-      return hits;
-    });
+    // Nothing is listed or loaded per query any more: the store keeps its BM25 index up to date.
+    add("keywordListSegments", 0);
+    const bm25 = await timed(() => store.queryTextSync(partition, query.query, { topK: pool }));
     add("keywordScore", bm25.ms);
-    scored += bm25.value;
+    scored += bm25.value.length;
     add("searchHybrid", (await timed(() => search(namespace, null, request("hybrid", query)))).ms);
 
     // What every request pays before the search itself.
@@ -363,7 +357,7 @@ async function profile(api: BenchApi, key: string, namespaceId: string, queries:
     semanticRemainder: of("semanticRemainder"),
     semanticHttpOverhead: of("semanticHttpOverhead"),
     keywordListSegments: of("keywordListSegments"),
-    keywordDocuments: new Set(segmentDocumentIds).size,
+    keywordDocuments: new Set(keywordDocumentIds).size,
     keywordScore: of("keywordScore"),
     keywordRemainder: of("keywordRemainder"),
     keywordMeanScoredChunks: scored / queries.length,

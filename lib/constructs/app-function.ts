@@ -14,6 +14,8 @@ import { copyExtractionRuntimeFiles, EXTRACTION_EXTERNAL_MODULES } from "../extr
 import type { StageConfig } from "../config.ts";
 import { acknowledgeWildcardActions, acknowledgeWildcardResource } from "../nag.ts";
 import { DYNAMODB_IAM_ACTIONS } from "../../functions/shared/db/iam-actions.ts";
+import { OWNED_ITEM_PREFIXES } from "../../functions/shared/db/dynamo/keys.ts";
+import { chatModelAllowList } from "../../functions/shared/llm/registry.ts";
 import { marketplaceProductIds } from "../../functions/shared/embedding/registry.ts";
 import { BEDROCK_RERANK_MODELS, rerankMarketplaceProductIds } from "../../functions/shared/reranking/registry.ts";
 import { VECTOR_STORES } from "../../functions/shared/vector-store/registry.ts";
@@ -48,10 +50,16 @@ export interface AppFunctionProps {
 const QUEUE_URL_ENV: Record<QueueName, string> = {
   ingest: ENV.ingestQueueUrl,
   delete: ENV.deleteQueueUrl,
+  mail: ENV.mailQueueUrl,
 };
 
 /** The deployed vector store; its registry row lists the actions of each operation. */
 const DEPLOYED_VECTOR_STORE = VECTOR_STORES.s3vectors;
+/**
+ * Vector buckets partitions are hashed over: 128 × S3 Vectors' 10,000 indexes per bucket, so no
+ * tenant count is a ceiling in practice (vector-store/s3-vectors.ts).
+ */
+export const VECTOR_BUCKET_SLOTS = 128;
 
 /** The wildcard actions in CDK's bucket grants, by the access level that calls each grant. */
 const BUCKET_WILDCARD_ACTIONS: Record<NonNullable<FunctionAccess["bucket"]>, string[]> = {
@@ -166,8 +174,21 @@ export class AppFunction extends Construct {
 
     // The data layer's own action list rather than CDK's read/write grants, which add Scan and
     // batch writes the service never sends.
-    if (access.table) {
+    if (access.table && access.writesOnly) {
+      if (access.table !== "readWrite" || access.tableScan) throw new Error(`${this.node.path}: writesOnly needs table readWrite without tableScan`);
+      table.grant(this.fn, ...DYNAMODB_IAM_ACTIONS.read);
+      // A public function writes only its own items: a flaw in it cannot touch organizations' records.
+      this.fn.addToRolePolicy(
+        new PolicyStatement({
+          actions: [...DYNAMODB_IAM_ACTIONS.write],
+          resources: [table.tableArn],
+          conditions: { "ForAllValues:StringLike": { "dynamodb:LeadingKeys": access.writesOnly.map((item) => `${OWNED_ITEM_PREFIXES[item]}*`) } },
+        }),
+      );
+    } else if (access.table) {
       table.grant(this.fn, ...DYNAMODB_IAM_ACTIONS[access.table], ...(access.tableScan ? DYNAMODB_IAM_ACTIONS.scan : []));
+    }
+    if (access.table) {
       this.addEnvironment(ENV.tableName, table.tableName);
       acknowledgeWildcardResource(
         this,
@@ -199,20 +220,28 @@ export class AppFunction extends Construct {
       queues[queue].grantSendMessages(this.fn);
       this.addEnvironment(QUEUE_URL_ENV[queue], queues[queue].queueUrl);
     }
+    // Who queues sign-in mail refuses it alike for every address when the stage has no sender.
+    if (access.queues?.includes("mail") && !access.sendsEmail) this.addEnvironment(ENV.emailBackend, this.config.signInSender ? "ses" : "none");
 
     if (access.vectors && access.vectors.length > 0) {
       const bucketArn = vectorBucket.attrVectorBucketArn;
       const indexes = `${bucketArn}/index/*`;
+      // The slot buckets (`<bucket>-<n>`) the service creates as partitions need them (s3-vectors.ts).
+      const slotBuckets = `${bucketArn}-*`;
+      const slotIndexes = `${bucketArn}-*/index/*`;
       const actions = [...new Set(access.vectors.flatMap((operation) => DEPLOYED_VECTOR_STORE.iamActions[operation]))].sort();
-      this.fn.addToRolePolicy(new PolicyStatement({ actions, resources: [bucketArn, indexes] }));
-      acknowledgeWildcardResource(
-        this,
-        indexes,
-        "Vector indexes are created at run time, one per namespace; access is limited to the service's one vector bucket.",
-      );
+      this.fn.addToRolePolicy(new PolicyStatement({ actions, resources: [bucketArn, indexes, slotBuckets, slotIndexes] }));
+      for (const resource of [indexes, slotBuckets, slotIndexes]) {
+        acknowledgeWildcardResource(
+          this,
+          resource,
+          "Vector indexes (one per namespace and tenant) and the buckets of their hashed slots are created at run time; access is limited to the service's vector bucket and the buckets named after it.",
+        );
+      }
       // The vector bucket's ARN ends in `bucket/<name>`; the S3 Vectors API addresses it by name.
       this.addEnvironment(ENV.vectorBucketName, Fn.select(1, Fn.split("/", bucketArn)));
       this.addEnvironment(ENV.vectorStoreBackend, "s3vectors");
+      this.addEnvironment(ENV.vectorBucketSlots, String(VECTOR_BUCKET_SLOTS));
     }
 
     if (access.embeds) {
@@ -259,6 +288,11 @@ export class AppFunction extends Construct {
       }
       this.addEnvironment(ENV.defaultLlm, this.config.defaultLlm);
       if (this.config.chatModel) this.addEnvironment(ENV.defaultChatModel, this.config.chatModel);
+    }
+
+    if (access.chats || access.choosesChatModel) {
+      // The allow-list, resolved here so the functions and the README's table agree on one list.
+      this.addEnvironment(ENV.chatModels, chatModelAllowList(this.config.chatModels, this.config.chatModel).join(","));
     }
 
     if (access.sendsEmail) {

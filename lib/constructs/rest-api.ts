@@ -21,6 +21,8 @@ import { errorEnvelope, JSON_CONTENT_TYPE } from "../../functions/shared/http/en
 import { GATEWAY_ERRORS, type GatewayError } from "../../functions/shared/http/gateway-responses.ts";
 import type { StageConfig } from "../config.ts";
 import type { HttpFunctionDefinition, Route } from "../routes.ts";
+import { publicMethodThrottle } from "../stage-settings.ts";
+import { ApiWebAcl } from "./web-acl.ts";
 
 /**
  * The route paths already start with `/v1`, so the stage is not named after the version: the base
@@ -87,6 +89,8 @@ export class ServiceApi extends Construct {
   readonly usagePlan: UsagePlan;
   /** `https://<api-id>.execute-api.<region>.amazonaws.com/api`, without a trailing slash. */
   readonly baseUrl: string;
+  /** The stage's AWS WAF web ACL, with `-c waf=true`. */
+  readonly webAcl?: ApiWebAcl;
 
   constructor(scope: Construct, id: string, props: ServiceApiProps) {
     super(scope, id);
@@ -124,6 +128,18 @@ export class ServiceApi extends Construct {
         dataTraceEnabled: false,
         throttlingRateLimit: config.apiThrottle.rateLimit,
         throttlingBurstLimit: config.apiThrottle.burstLimit,
+        // Public methods get their own buckets (lib/stage-settings.ts), with the stage's logging.
+        methodOptions: Object.fromEntries(
+          props.routes
+            .filter((route) => route.fn.public)
+            .map((route) => {
+              const throttle = publicMethodThrottle(config.stage, route.fn.id);
+              return [
+                `${route.path}/${route.method}`,
+                { throttlingRateLimit: throttle.rateLimit, throttlingBurstLimit: throttle.burstLimit, loggingLevel: MethodLoggingLevel.ERROR, dataTraceEnabled: false },
+              ];
+            }),
+        ),
       },
     });
     // RestApi adds an `Endpoint` output with a trailing slash; the stack outputs `ApiUrl` instead.
@@ -171,6 +187,8 @@ export class ServiceApi extends Construct {
       apiStages: [{ api: this.api, stage: this.api.deploymentStage }],
     });
 
+    if (config.waf) this.webAcl = new ApiWebAcl(this, "Waf", { stageArn: this.api.deploymentStage.stageArn });
+
     const stack = Stack.of(this);
     this.baseUrl = Fn.join("", [
       "https://",
@@ -201,8 +219,8 @@ export class ServiceApi extends Construct {
       {
         id: "AwsSolutions-APIG3",
         reason:
-          "WAF is an optional add-on: the API is authenticated on every route and rate-limited per organization and " +
-          "per stage; attach a web ACL to the stage where the deployment requires one.",
+          "WAF is opt-in (-c waf=true adds per-client rate-based rules on the stage): the API is authenticated on every " +
+          "keyed route and rate-limited per organization, per stage and per public method without it.",
       },
       {
         id: "AwsSolutions-COG4",

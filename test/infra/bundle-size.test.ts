@@ -47,11 +47,16 @@ import { type BuiltBundle, buildBundles, functionEntries, MAX_BUNDLE_BYTES } fro
  * hosting schema learned `chatMode`. Mcp carries the official MCP SDK, which builds its protocol
  * schemas with classic zod and validates with ajv (about 330 KB), plus what Search, the documents
  * routes and CreateIngestJob carry: its tools are theirs. HostedMcp carries the same SDK.
+ * Raised again (issue 22): S3 Vectors' full-text search fields on the wire (s3-vectors-wire.ts), the
+ * hashed slot buckets (no tenant ceiling) and the upgrade that moves and rebuilds older indexes,
+ * about 5 KB in every function that reaches the store; Search and the ingest worker dropped the
+ * segment keyword index and stay within theirs. (The operator-only upgrade could move to a module
+ * of its own to win 2–3 KB back.)
  */
 const OVER_TARGET: Record<string, number> = {
   CreateUploadUrl: 460_000,
   CreateUploadUrls: 460_000,
-  CreateIngestJob: 547_000,
+  CreateIngestJob: 554_000,
   ListIngestJobs: 470_000,
   GetIngestJob: 460_000,
   DeleteIngestJob: 500_000,
@@ -60,22 +65,23 @@ const OVER_TARGET: Record<string, number> = {
   GetDocument: 460_000,
   CreateFileDownloadUrl: 460_000,
   CreateChunksDownloadUrl: 460_000,
-  Search: 723_000,
+  Search: 724_000,
   // The hosted page's search tab runs the same retrieval and reranking as Search.
   HostedSearch: 733_000,
   HostedDocumentFile: 474_000,
   // Search's retrieval and reranking, and the chat providers.
-  Chat: 761_000,
+  Chat: 763_000,
+  // Raised 1 KB (issue 21): the deployment's chat model allow-list.
   HostedChat: 768_000,
   Mcp: 1_063_000,
   // The same SDK over the hosted search's retrieval.
   HostedMcp: 1_008_000,
-  // The SES v2 client for sign-in links (loaded on the first link sent).
-  HostedSignIn: 435_000,
   // The text formats' converters (formats/) at start-up; every document format handed to an extraction thread.
   IngestWorker: 666_000,
-  DeleteWorker: 545_000,
-  Reconciler: 544_000,
+  DeleteWorker: 552_000,
+  // The SQS batch worker and the SES v2 client for sign-in links (loaded on the first link sent).
+  MailWorker: 440_000,
+  Reconciler: 551_000,
 };
 
 const kb = (bytes: number) => `${(bytes / 1000).toFixed(1)} KB`;

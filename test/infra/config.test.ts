@@ -46,4 +46,15 @@ describe("stage configuration", () => {
   it("rejects a corsOrigins list with no origin in it", () => {
     expect(() => configFromContext(appWith({ corsOrigins: " , " }))).toThrow(/corsOrigins is empty/);
   });
+
+  it("reads the chat model allow-list from -c chatModels, a comma-separated list or a JSON array; absent, the default set", () => {
+    expect(configFromContext(appWith({})).chatModels).toBeNull();
+    expect(configFromContext(appWith({ chatModels: "amazon.nova-lite-v1:0, us.anthropic.claude-3-haiku-20240307-v1:0" })).chatModels).toEqual([
+      "amazon.nova-lite-v1:0",
+      "us.anthropic.claude-3-haiku-20240307-v1:0",
+    ]);
+    expect(configFromContext(appWith({ chatModels: ["meta.llama3-70b-instruct-v1:0"] })).chatModels).toEqual(["meta.llama3-70b-instruct-v1:0"]);
+    expect(() => configFromContext(appWith({ chatModels: " , " }))).toThrow(/chatModels is empty/);
+    expect(() => configFromContext(appWith({ chatModels: "amazon.nova-lite-v1:0,not a model" }))).toThrow(/"not a model" is not a Bedrock model/);
+  });
 });

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type VectorPartition } from "../../functions/shared/domain/partitions.ts";
 import { embedderFor } from "../../functions/shared/embedding/index.ts";
 import { type SdkCall, setSdkCallObserver } from "../../functions/shared/platform/sdk-observer.ts";
-import { S3VectorsStore } from "../../functions/shared/vector-store/s3-vectors.ts";
+import { partitionIndexName, S3VectorsStore } from "../../functions/shared/vector-store/s3-vectors.ts";
 import type { VectorOperation } from "../../functions/shared/vector-store/registry.ts";
 import type { VectorRecord } from "../../functions/shared/vector-store/types.ts";
 import { HTTP_FUNCTIONS } from "../../lib/routes.ts";
@@ -36,12 +36,23 @@ const S3_VECTORS = {
   listVectorsPage: 1000,
   listIndexesPage: 500,
   requestBytes: 20 * 1024 * 1024,
+  bucketName: /^[a-z0-9][a-z0-9-]{1,61}[a-z0-9]$/,
+  indexesPerBucket: 10_000,
+  // "Configuring full-text search", TextSearchConfiguration, QueryVectors: full-text fields per
+  // index, their key length and analyzers, and that text queries need an ENHANCED index whose
+  // configuration names the key queried.
+  textSearchConfigurations: 10,
+  textSearchKeyLength: 63,
+  textSearchLanguages: ["en", "fr", "es", "pt", "it", "de", "nl", "zh", "ja", "ko"],
+  textQueryIndexMode: "ENHANCED",
 } as const;
 
 
 interface StubIndex {
   dimension: number;
   nonFilterable: string[];
+  indexMode: string;
+  textKeys: string[];
   vectors: Map<string, { data: number[]; metadata: Record<string, unknown> }>;
 }
 
@@ -54,13 +65,30 @@ const restoreEnv: Record<string, string | undefined> = {};
 
 /** S3 Vectors' REST-JSON API over an in-memory bucket, refusing what the service refuses. */
 function s3VectorsServer(): Server {
-  const indexes = new Map<string, StubIndex>();
+  // The stack's bucket exists; slot buckets only once created.
+  const buckets = new Map<string, Map<string, StubIndex>>([
+    ["deploy-vectors", new Map()],
+    ["slots-vectors", new Map()],
+  ]);
   const refuse = (operation: string, message: string) => violations.push(`S3 Vectors ${operation}: ${message}`);
   return createServer(async (request, response) => {
     const { raw, body } = await readJson(request);
     const operation = (request.url ?? "").replace(/^\//, "").split("?")[0]!;
     if (raw.length > S3_VECTORS.requestBytes) refuse(operation, `request of ${raw.length} bytes`);
     if (body.indexName !== undefined && !S3_VECTORS.indexName.test(body.indexName)) refuse(operation, `index name ${body.indexName}`);
+    if (body.vectorBucketName !== undefined && !S3_VECTORS.bucketName.test(body.vectorBucketName)) refuse(operation, `bucket name ${body.vectorBucketName}`);
+    if (operation === "CreateVectorBucket") {
+      if (buckets.has(body.vectorBucketName)) return answer(response, 409, { message: "bucket exists" }, "ConflictException");
+      buckets.set(body.vectorBucketName, new Map());
+      return answer(response, 200, {});
+    }
+    const indexes = buckets.get(body.vectorBucketName);
+    if (!indexes) return answer(response, 404, { message: "The specified vector bucket could not be found" }, "NotFoundException");
+    if (operation === "DeleteVectorBucket") {
+      if (indexes.size > 0) return answer(response, 409, { message: "bucket not empty" }, "ConflictException");
+      buckets.delete(body.vectorBucketName);
+      return answer(response, 200, {});
+    }
     const index = indexes.get(body.indexName);
     const notFound = () => answer(response, 404, { message: "The specified index could not be found" }, "NotFoundException");
     switch (operation) {
@@ -69,13 +97,38 @@ function s3VectorsServer(): Server {
         if (body.dimension < low || body.dimension > high) refuse(operation, `dimension ${body.dimension}`);
         const nonFilterable = body.metadataConfiguration?.nonFilterableMetadataKeys ?? [];
         if (nonFilterable.length > S3_VECTORS.nonFilterableKeys) refuse(operation, `${nonFilterable.length} non-filterable keys`);
+        const textSearch: { metadataKey: string; language?: string }[] = body.metadataConfiguration?.textSearchConfigurations ?? [];
+        if (textSearch.length > S3_VECTORS.textSearchConfigurations) refuse(operation, `${textSearch.length} text search configurations`);
+        for (const configuration of textSearch) {
+          if (configuration.metadataKey.length < 1 || configuration.metadataKey.length > S3_VECTORS.textSearchKeyLength) refuse(operation, `text search key ${configuration.metadataKey}`);
+          if (configuration.language !== undefined && !(S3_VECTORS.textSearchLanguages as readonly string[]).includes(configuration.language)) refuse(operation, `analyzer ${configuration.language}`);
+        }
         if (index) return answer(response, 409, { message: "exists" }, "ConflictException");
-        indexes.set(body.indexName, { dimension: body.dimension, nonFilterable, vectors: new Map() });
+        if (indexes.size >= S3_VECTORS.indexesPerBucket) return answer(response, 402, { message: "index quota" }, "ServiceQuotaExceededException");
+        indexes.set(body.indexName, {
+          dimension: body.dimension,
+          nonFilterable,
+          indexMode: body.indexMode ?? "CLASSIC",
+          textKeys: textSearch.map((configuration) => configuration.metadataKey),
+          vectors: new Map(),
+        });
         return answer(response, 200, {});
       }
       case "GetIndex":
         if (!index) return notFound();
-        return answer(response, 200, { index: { indexName: body.indexName, dimension: index.dimension, dataType: "float32", distanceMetric: "cosine" } });
+        return answer(response, 200, {
+          index: {
+            indexName: body.indexName,
+            dimension: index.dimension,
+            dataType: "float32",
+            distanceMetric: "cosine",
+            indexMode: index.indexMode,
+            metadataConfiguration: {
+              nonFilterableMetadataKeys: index.nonFilterable,
+              textSearchConfigurations: index.textKeys.map((metadataKey) => ({ metadataKey, status: "ACTIVE" })),
+            },
+          },
+        });
       case "ListIndexes": {
         if ((body.maxResults ?? 0) > S3_VECTORS.listIndexesPage) refuse(operation, `maxResults ${body.maxResults}`);
         const names = [...indexes.keys()].filter((name) => name.startsWith(body.prefix ?? ""));
@@ -102,12 +155,36 @@ function s3VectorsServer(): Server {
       case "QueryVectors": {
         if (!index) return notFound();
         if (body.topK < 1 || body.topK > S3_VECTORS.topK) refuse(operation, `topK ${body.topK}`);
-        if (body.queryVector.float32.length !== index.dimension) refuse(operation, "query vector of another dimension");
-        const vectors = [...index.vectors].slice(0, body.topK).map(([key, vector]) => ({
-          key,
-          distance: 0.1,
-          ...(body.returnMetadata ? { metadata: vector.metadata } : {}),
-        }));
+        const queryTexts: { metadataKey: string; text: string }[] | undefined = body.queryTexts;
+        if (body.queryVector === undefined && queryTexts === undefined) refuse(operation, "neither queryVector nor queryTexts");
+        if (body.queryVector !== undefined && body.queryVector.float32.length !== index.dimension) refuse(operation, "query vector of another dimension");
+        if (queryTexts !== undefined) {
+          if (index.indexMode !== S3_VECTORS.textQueryIndexMode) {
+            return answer(response, 400, { message: "Full-text search requires an index in ENHANCED mode" }, "ValidationException");
+          }
+          for (const query of queryTexts) {
+            if (!index.textKeys.includes(query.metadataKey)) refuse(operation, `text query on ${query.metadataKey}, not full-text searchable`);
+            if (typeof query.text !== "string" || query.text.length === 0) refuse(operation, "empty query text");
+          }
+        }
+        // A stand-in for BM25: how many of the query's words the text holds.
+        const words = (text: string) => new Set(text.toLowerCase().split(/\W+/).filter(Boolean));
+        const vectors = [...index.vectors]
+          .map(([key, vector]) => {
+            const bm25Scores = (queryTexts ?? []).map((query) => {
+              const held = words(String(vector.metadata[query.metadataKey] ?? ""));
+              return { metadataKey: query.metadataKey, score: [...words(query.text)].filter((word) => held.has(word)).length };
+            });
+            return { key, vector, bm25Scores };
+          })
+          .filter((entry) => body.queryVector !== undefined || entry.bm25Scores.some((score) => score.score > 0))
+          .slice(0, body.topK)
+          .map(({ key, vector, bm25Scores }) => ({
+            key,
+            ...(body.queryVector !== undefined ? { distance: 0.1 } : {}),
+            ...(queryTexts !== undefined && body.returnScores ? { scores: { bm25Scores } } : {}),
+            ...(body.returnMetadata ? { metadata: vector.metadata } : {}),
+          }));
         return answer(response, 200, { vectors, distanceMetric: "cosine" });
       }
       case "GetVectors":
@@ -127,7 +204,11 @@ function s3VectorsServer(): Server {
       case "ListVectors": {
         if (!index) return notFound();
         if ((body.maxResults ?? 0) > S3_VECTORS.listVectorsPage) refuse(operation, `maxResults ${body.maxResults}`);
-        return answer(response, 200, { vectors: [...index.vectors.keys()].slice(0, body.maxResults ?? 500).map((key) => ({ key })) });
+        return answer(response, 200, {
+          vectors: [...index.vectors]
+            .slice(0, body.maxResults ?? 500)
+            .map(([key, vector]) => ({ key, ...(body.returnData ? { data: { float32: vector.data } } : {}), ...(body.returnMetadata ? { metadata: vector.metadata } : {}) })),
+        });
       }
       default:
         refuse(operation, "an operation the stub does not know");
@@ -219,6 +300,76 @@ describe("S3 Vectors calls, against a server speaking its API", () => {
     await expectGranted(functionsDeclaring((access) => access.vectors?.includes("query") ?? false), "s3vectors", () =>
       store().query(partition, Float32Array.from({ length: 1024 }, () => 0.03), { topK: 100, filter: { documentId: "doc_deploy" } } as never),
     );
+  });
+
+  it("searches the chunk text with S3 Vectors' full-text search, with only granted actions", async () => {
+    const records: VectorRecord[] = [
+      { key: "doc_text#run_1#0", vector: Float32Array.from({ length: 1024 }, () => 0.01), text: "The boiler in Oslo is inspected weekly", metadata: { documentId: "doc_text", namespaceId: "ns_deploy" } },
+      { key: "doc_text#run_1#1", vector: Float32Array.from({ length: 1024 }, () => 0.02), text: "Nothing to see here", metadata: { documentId: "doc_text", namespaceId: "ns_deploy" } },
+    ];
+    const target = { ...partition, namespaceId: "ns_text" };
+    await store().upsert(target, records);
+    let matches: Awaited<ReturnType<S3VectorsStore["queryText"]>> = [];
+    await expectGranted(functionsDeclaring((access) => access.vectors?.includes("query") ?? false), "s3vectors", async () => {
+      matches = await store().queryText(target, "boiler Oslo", { topK: 100, filter: { documentId: "doc_text" } });
+    });
+    expect(matches.map((match) => [match.key, match.score])).toEqual([["doc_text#run_1#0", 2]]);
+    expect(matches[0]).toMatchObject({ text: "The boiler in Oslo is inspected weekly", metadata: { documentId: "doc_text" } });
+    expect(matches[0]!.metadata).not.toHaveProperty("text");
+  });
+
+  it("rebuilds an index from before full-text search so that text queries work in it, keeping its vectors", async () => {
+    const target = { ...partition, namespaceId: "ns_old" };
+    const { S3VectorsClient, CreateIndexCommand } = await import("@aws-sdk/client-s3vectors");
+    const raw = new S3VectorsClient({});
+    const indexName = (await import("../../functions/shared/vector-store/s3-vectors.ts")).partitionIndexName("ns_old", null);
+    await raw.send(new CreateIndexCommand({ vectorBucketName: "deploy-vectors", indexName, dataType: "float32", dimension: 1024, distanceMetric: "cosine", metadataConfiguration: { nonFilterableMetadataKeys: ["text"] } }));
+    const records: VectorRecord[] = Array.from({ length: 3 }, (_, index) => ({
+      key: `doc_old#run_1#${index}`,
+      vector: Float32Array.from({ length: 1024 }, () => 0.01 * (index + 1)),
+      text: index === 1 ? "the turbine in Quito" : "nothing here",
+      metadata: { documentId: "doc_old" },
+    }));
+    await store().upsert(target, records);
+    await expect(store().queryText(target, "turbine", { topK: 5 })).rejects.toThrow(/ENHANCED/);
+    const first = await store().upgradeIndexes();
+    expect(first.upgraded).toBeGreaterThanOrEqual(1);
+    expect((await store().queryText(target, "turbine", { topK: 5 })).map((match) => match.key)).toEqual(["doc_old#run_1#1"]);
+    expect((await store().getVectors(target, records.map((record) => record.key))).size).toBe(3);
+    const again = await store().upgradeIndexes();
+    expect(again.upgraded).toBe(0);
+  });
+
+  it("spreads partitions over slot buckets it creates as needed, each tenant still on its own, and finds indexes from before slots", async () => {
+    // A stack bucket of its own: upgrading moves every index of the bucket to its slot.
+    const slotted = () => new S3VectorsStore({ vectorBucketName: "slots-vectors", bucketSlots: 8, retryBaseDelayMs: 1, maxRetryDelayMs: 5 });
+    const unslotted = () => new S3VectorsStore({ vectorBucketName: "slots-vectors", retryBaseDelayMs: 1, maxRetryDelayMs: 5 });
+    const tenants = Array.from({ length: 24 }, (_, index) => `tenant-${index}`);
+    const of = (tenantId: string | null) => ({ namespaceId: "ns_slots", tenantId, dimension: 4 }) as VectorPartition;
+    const vector = (index: number) => Float32Array.from([1, index + 1, 0.5, 0.25]);
+    // One partition written before slots, in the stack's bucket.
+    await unslotted().upsert(of(null), [{ key: "doc_legacy#run_1#0", vector: vector(0), text: "legacy turbine", metadata: { documentId: "doc_legacy" } }]);
+    const commands = await expectGranted(functionsDeclaring((access) => access.vectors?.includes("write") ?? false), "s3vectors", async () => {
+      for (const [index, tenantId] of tenants.entries()) {
+        await slotted().upsert(of(tenantId), [{ key: `doc_${index}#run_1#0`, vector: vector(index), text: `turbine of ${tenantId}`, metadata: { documentId: `doc_${index}` } }]);
+      }
+    });
+    expect(commands).toContain("CreateVectorBucket");
+    const buckets = new Set(tenants.map((tenantId) => slotted().bucketOf(partitionIndexName("ns_slots", tenantId))));
+    expect(buckets.size).toBeGreaterThan(3);
+    for (const [index, tenantId] of tenants.entries()) {
+      expect((await slotted().query(of(tenantId), vector(index), { topK: 10 })).map((match) => match.key)).toEqual([`doc_${index}#run_1#0`]);
+      expect((await slotted().queryText(of(tenantId), "turbine", { topK: 10 })).map((match) => match.key)).toEqual([`doc_${index}#run_1#0`]);
+    }
+    // The legacy partition answers from the stack's bucket until upgrade moves it to its slot.
+    expect((await slotted().queryText(of(null), "turbine", { topK: 10 })).map((match) => match.key)).toEqual(["doc_legacy#run_1#0"]);
+    expect((await slotted().listPartitions("ns_slots")).length).toBe(25);
+    await slotted().upgradeIndexes();
+    expect((await slotted().queryText(of(null), "turbine", { topK: 10 })).map((match) => match.key)).toEqual(["doc_legacy#run_1#0"]);
+    expect((await slotted().listPartitions("ns_slots")).length).toBe(25);
+    expect(await slotted().countIndexes({ fresh: true, partition: of("tenant-0") })).toBeGreaterThan(0);
+    for (const tenantId of [null, ...tenants]) await slotted().dropPartition(of(tenantId));
+    expect(await slotted().listPartitions("ns_slots")).toEqual([]);
   });
 
   it("counts indexes for admission", async () => {

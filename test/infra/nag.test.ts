@@ -36,6 +36,13 @@ describe("cdk-nag AwsSolutions checks", () => {
     expect(report).toBe("");
   });
 
+  it("pass on a stack with the opt-in WAF web ACL", () => {
+    const { app, outdir } = buildStack("prod", { nag: true, waf: true });
+    outdirs.push(outdir);
+    const { findings, report } = findingsOf(() => app.synth());
+    expect(findings, report).toEqual([]);
+  });
+
   it("fail a synth on an unacknowledged wildcard, so the check is live", () => {
     const { app, outdir } = buildApp();
     outdirs.push(outdir);
@@ -56,6 +63,7 @@ describe("cdk-nag AwsSolutions checks", () => {
     const queue = (id: string) => new Queue(stack, id, { encryption: QueueEncryption.SQS_MANAGED, enforceSSL: true });
     const ingestDlq = queue("IngestDlq");
     const deleteDlq = queue("DeleteDlq");
+    const mailDlq = queue("MailDlq");
     const resources = {
       table: new SingleTable(stack, "Data", { config }).table,
       bucket: new FileBucket(stack, "Files", { config }).bucket,
@@ -71,11 +79,16 @@ describe("cdk-nag AwsSolutions checks", () => {
           enforceSSL: true,
           deadLetterQueue: { queue: deleteDlq, maxReceiveCount: 3 },
         }),
+        mail: new Queue(stack, "Mail", {
+          encryption: QueueEncryption.SQS_MANAGED,
+          enforceSSL: true,
+          deadLetterQueue: { queue: mailDlq, maxReceiveCount: 3 },
+        }),
       },
     };
     const levels: FunctionAccess[] = [
       { table: "read" },
-      { table: "readWrite", queues: ["ingest", "delete"] },
+      { table: "readWrite", queues: ["ingest", "delete", "mail"] },
       { table: "read", bucket: "read" },
       { table: "read", bucket: "put" },
       { table: "readWrite", bucket: "readWrite" },

@@ -1,4 +1,5 @@
 import { VECTOR_STORES } from "../../functions/shared/vector-store/registry.ts";
+import { DEFAULT_CHAT_MODELS } from "../../functions/shared/llm/registry.ts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { CfnElement } from "aws-cdk-lib";
 import { Match, Template } from "aws-cdk-lib/assertions";
@@ -20,6 +21,8 @@ import { API_STAGE_NAME } from "../../lib/constructs/rest-api.ts";
 import { AUTHORIZER, type FunctionAccess, HTTP_FUNCTIONS, ROUTES } from "../../lib/routes.ts";
 import { ServiceStack } from "../../lib/stacks/service-stack.ts";
 import { QUEUES, SCHEDULED_FUNCTIONS, visibilityTimeoutSeconds, WORKERS } from "../../lib/workers.ts";
+import { isGranted, synthesizedGrants } from "../support/iam.ts";
+import { publicMethodThrottle, WAF_RATE_LIMITS } from "../../lib/stage-settings.ts";
 import { buildApp, removeOutdir, templateOf } from "./stack-fixture.ts";
 
 interface Built {
@@ -225,7 +228,7 @@ describe("API stage, usage plan and logging", () => {
       template.hasResourceProperties("AWS::ApiGateway::Stage", {
         StageName: API_STAGE_NAME,
         AccessLogSetting: { DestinationArn: Match.anyValue(), Format: Match.stringLikeRegexp('"requestId"') },
-        MethodSettings: [
+        MethodSettings: Match.arrayWith([
           {
             HttpMethod: "*",
             ResourcePath: "/*",
@@ -234,8 +237,68 @@ describe("API stage, usage plan and logging", () => {
             ThrottlingRateLimit: apiThrottle.rateLimit,
             ThrottlingBurstLimit: apiThrottle.burstLimit,
           },
-        ],
+        ]),
       });
+    }
+  });
+
+  it("gives every public method (hosted pages, /docs, /openapi.json) a throttle of its own, with the stage's logging, and no keyed method one", () => {
+    for (const { stage, template } of both()) {
+      const [stageResource] = Object.values(template.findResources("AWS::ApiGateway::Stage"));
+      const settings = stageResource!.Properties.MethodSettings as { HttpMethod: string; ResourcePath: string; ThrottlingRateLimit: number; ThrottlingBurstLimit: number; LoggingLevel: string }[];
+      const publicRoutes = ROUTES.filter((route) => route.fn.public);
+      expect(publicRoutes.map((route) => route.path)).toEqual(expect.arrayContaining(["/docs", "/openapi.json", "/hosted/{slug}/search", "/hosted/{slug}/chat", "/hosted/{slug}/sign-in"]));
+      expect(settings).toHaveLength(publicRoutes.length + 1);
+      for (const route of publicRoutes) {
+        const throttle = publicMethodThrottle(stage, route.fn.id);
+        const setting = settings.find((entry) => entry.HttpMethod === route.method && entry.ResourcePath === `/${route.path.replaceAll("/", "~1")}`);
+        expect(setting, `${stage} ${route.method} ${route.path}`).toMatchObject({ ThrottlingRateLimit: throttle.rateLimit, ThrottlingBurstLimit: throttle.burstLimit, LoggingLevel: "ERROR" });
+        // Below the stage's ceiling, so no public method can take the whole stage's share.
+        expect(throttle.rateLimit, route.fn.id).toBeLessThan(stageConfig(stage).apiThrottle.rateLimit);
+      }
+    }
+  });
+
+  it("has no WAF web ACL unless -c waf=true", () => {
+    dev().template.resourceCountIs("AWS::WAFv2::WebACL", 0);
+    dev().template.resourceCountIs("AWS::WAFv2::WebACLAssociation", 0);
+  });
+
+  it("with -c waf=true, associates a regional web ACL with per-client rate-based rules on the public routes and on all routes", () => {
+    const { app, outdir } = buildApp({ context: { waf: "true" } });
+    try {
+      const stack = new ServiceStack(app, "KnowledgeIngestionService-dev", { config: configFromContext(app) });
+      const template = Template.fromStack(stack);
+      template.resourceCountIs("AWS::WAFv2::WebACL", 1);
+      const [acl] = Object.values(template.findResources("AWS::WAFv2::WebACL"));
+      expect(acl!.Properties.Scope).toBe("REGIONAL");
+      expect(acl!.Properties.DefaultAction).toEqual({ Allow: {} });
+      const rules = acl!.Properties.Rules as { Name: string; Action: unknown; Statement: { RateBasedStatement: { AggregateKeyType: string; Limit: number; EvaluationWindowSec: number; ScopeDownStatement?: unknown } } }[];
+      expect(rules.map((rule) => [rule.Name, rule.Statement.RateBasedStatement.Limit])).toEqual([
+        ["PublicRoutesPerClient", WAF_RATE_LIMITS.publicRoutesPerFiveMinutes],
+        ["AllRoutesPerClient", WAF_RATE_LIMITS.allRoutesPerFiveMinutes],
+      ]);
+      for (const rule of rules) {
+        expect(rule.Action).toEqual({ Block: {} });
+        expect(rule.Statement.RateBasedStatement).toMatchObject({ AggregateKeyType: "IP", EvaluationWindowSec: 300 });
+      }
+      const scope = JSON.stringify(rules[0]!.Statement.RateBasedStatement.ScopeDownStatement);
+      for (const path of ["/hosted/", "/docs", "/openapi.json"]) expect(scope).toContain(`"SearchString":"${path}"`);
+      const [association] = Object.values(template.findResources("AWS::WAFv2::WebACLAssociation"));
+      expect(JSON.stringify(association!.Properties.ResourceArn)).toContain(logicalId(stack, stack.api.api));
+      expect(JSON.stringify(association!.Properties.ResourceArn)).toContain("/stages/");
+      expect(association!.Properties.WebACLArn).toEqual({ "Fn::GetAtt": [stack.getLogicalId(stack.api.webAcl!.webAcl), "Arn"] });
+    } finally {
+      removeOutdir(outdir);
+    }
+  });
+
+  it("refuses a waf flag that is not true or false", () => {
+    const { app, outdir } = buildApp({ context: { waf: "yes" } });
+    try {
+      expect(() => configFromContext(app)).toThrow(/waf "yes" is not true or false/);
+    } finally {
+      removeOutdir(outdir);
     }
   });
 
@@ -360,6 +423,8 @@ describe("functions", () => {
         expect(env[ENV.downloadUrlTtlSeconds]).toBe("3600");
       }
       if (access.vectors) expect(env[ENV.vectorStoreBackend]).toBe("s3vectors");
+      // 128 buckets of 10,000 indexes: no tenant ceiling in practice.
+      if (access.vectors) expect(env[ENV.vectorBucketSlots], id).toBe("128");
     }
   });
 
@@ -395,6 +460,46 @@ describe("least privilege", () => {
       expect(actions.has("dynamodb:Query"), id).toBe(true);
       for (const action of dynamoWrites) expect(actions.has(action), `${id} ${action}`).toBe(false);
     }
+  });
+
+  it("lets the public hosted-page functions (and the mail worker) write only their own items: rate windows, sign-in links, the service secret", () => {
+    const built = dev();
+    const expected: Record<string, string[]> = {
+      HostedPage: ["SECRET#*"],
+      HostedSignIn: ["RATE#*"],
+      HostedSession: ["SIGNIN#*", "SECRET#*"],
+      HostedSearch: ["RATE#*", "SECRET#*"],
+      HostedChat: ["RATE#*", "SECRET#*"],
+      HostedDocumentFile: ["RATE#*", "SECRET#*"],
+      HostedMcp: ["RATE#*", "SECRET#*"],
+      MailWorker: ["SIGNIN#*", "RATE#*"],
+    };
+    const restricted = subjects(built.stack).filter((subject) => subject.access.writesOnly);
+    expect(restricted.map((subject) => subject.id).sort()).toEqual(Object.keys(expected).sort());
+    // Every public function that writes at all is restricted.
+    for (const definition of HTTP_FUNCTIONS.filter((definition) => definition.public && definition.access.table === "readWrite")) {
+      expect(definition.access.writesOnly, definition.id).toBeDefined();
+    }
+    for (const { id, fn } of restricted) {
+      const statements = grantsOf(built, fn).statements.filter((statement) => [statement.Action].flat().some((action) => dynamoWrites.includes(action)));
+      expect(statements, id).toHaveLength(1);
+      const [statement] = statements as (Statement & { Condition?: Record<string, Record<string, unknown>> })[];
+      expect([statement!.Action].flat().sort(), id).toEqual([...dynamoWrites].sort());
+      expect(statement!.Condition, id).toEqual({ "ForAllValues:StringLike": { "dynamodb:LeadingKeys": expected[id] } });
+      // The table itself, not its indexes (items are written through the table only).
+      expect(JSON.stringify(statement!.Resource), id).not.toContain("/index/");
+    }
+  });
+
+  it("has the integration suite's IAM check refuse a restricted function's write outside its own items", () => {
+    const grants = synthesizedGrants();
+    const write = (leadingKey: string) => ({ action: "dynamodb:UpdateItem", resource: "table", leadingKey });
+    expect(isGranted(grants.HostedSearch!, write("RATE#hosted:x#0"))).toBe(true);
+    expect(isGranted(grants.HostedSearch!, write("NS#ns_x"))).toBe(false);
+    expect(isGranted(grants.HostedSearch!, write("SIGNIN#abc"))).toBe(false);
+    expect(isGranted(grants.HostedSearch!, { action: "dynamodb:UpdateItem", resource: "table" })).toBe(false);
+    expect(isGranted(grants.HostedSearch!, { action: "dynamodb:GetItem", resource: "table", leadingKey: "NS#ns_x" })).toBe(true);
+    expect(isGranted(grants.UpdateHosting!, write("NS#ns_x"))).toBe(true);
   });
 
   it("gives functions with read-write access to the table the write actions", () => {
@@ -504,15 +609,19 @@ describe("least privilege", () => {
     expect(subjects(built.stack).filter((subject) => subject.access.chats).map((subject) => subject.id)).toEqual(["Chat", "HostedChat"]);
   });
 
-  it("scopes vector access to the service's vector bucket and its indexes", () => {
+  it("scopes vector access to the service's vector bucket, the slot buckets named after it, and their indexes", () => {
     const built = dev();
     const vectorBucketArn = getAtt("VectorBucket", "VectorBucketArn");
     for (const { id, fn, access } of subjects(built.stack).filter((subject) => subject.access.vectors)) {
       const statement = grantsOf(built, fn).statements.find((s) => [s.Action].flat().some((action) => action.startsWith("s3vectors:")));
-      expect(statement?.Resource, `${id} ${access.vectors}`).toEqual([
+      const expected = [
         vectorBucketArn,
         { "Fn::Join": ["", [vectorBucketArn, "/index/*"]] },
-      ]);
+        { "Fn::Join": ["", [vectorBucketArn, "-*"]] },
+        { "Fn::Join": ["", [vectorBucketArn, "-*/index/*"]] },
+      ];
+      expect(statement?.Resource, `${id} ${access.vectors}`).toEqual(expect.arrayContaining(expected));
+      expect(statement?.Resource, `${id} ${access.vectors}`).toHaveLength(expected.length);
     }
   });
 
@@ -725,6 +834,8 @@ describe("outputs", () => {
         "IngestDeadLetterQueueUrl",
         "DeleteQueueUrl",
         "DeleteDeadLetterQueueUrl",
+        "MailQueueUrl",
+        "MailDeadLetterQueueUrl",
       ].sort(),
     );
   });
@@ -740,15 +851,27 @@ describe("outputs", () => {
 
 describe("hosted-page sign-in e-mail", () => {
   const signInFunction = (stack: ServiceStack) => stack.functions.get("HostedSignIn")!;
+  const mailWorker = (stack: ServiceStack) => stack.work.workers.get("MailWorker")!;
 
   it("sends nothing without a sender: no SES identity, no SES permission, EMAIL_BACKEND none", () => {
     const { template, stack } = dev();
     template.resourceCountIs("AWS::SES::EmailIdentity", 0);
     for (const { id, fn } of subjects(stack)) expect(grantsOf(dev(), fn).actions.has("ses:SendEmail"), id).toBe(false);
     expect(environmentOf(dev(), signInFunction(stack)).EMAIL_BACKEND).toBe("none");
+    expect(environmentOf(dev(), mailWorker(stack)).EMAIL_BACKEND).toBe("none");
   });
 
-  it("with -c signInSender, creates the SES identity and lets only the sign-in function send from it", () => {
+  it("queues sign-in requests: the public sign-in function may only send to the mail queue, which the mail worker consumes", () => {
+    const { stack } = dev();
+    const grants = grantsOf(dev(), signInFunction(stack));
+    expect([...grants.actions].filter((action) => action.startsWith("sqs:")).sort()).toEqual(["sqs:GetQueueAttributes", "sqs:GetQueueUrl", "sqs:SendMessage"]);
+    expect(JSON.stringify(grants.statements.filter((statement) => [statement.Action].flat().includes("sqs:SendMessage")).map((statement) => statement.Resource))).toContain(
+      logicalId(stack, stack.work.queues.mail.queue),
+    );
+    expect(environmentOf(dev(), signInFunction(stack)).MAIL_QUEUE_URL).toBeDefined();
+  });
+
+  it("with -c signInSender, creates the SES identity and lets only the mail worker send from it", () => {
     const { app, outdir } = buildApp({ context: { signInSender: "no-reply@pages.example.com" } });
     try {
       const stack = new ServiceStack(app, "KnowledgeIngestionService-dev", { config: configFromContext(app) });
@@ -757,13 +880,16 @@ describe("hosted-page sign-in e-mail", () => {
       const withSender = { stage: "dev" as const, template, stack, outdir };
       for (const { id, fn } of subjects(stack)) {
         const statements = grantsOf(withSender, fn).statements.filter((statement) => [statement.Action].flat().includes("ses:SendEmail"));
-        if (id !== "HostedSignIn") {
+        if (id !== "MailWorker") {
           expect(statements, id).toEqual([]);
           continue;
         }
         expect(JSON.stringify(statements.map((statement) => statement.Resource))).toContain(":identity/no-reply@pages.example.com");
       }
-      expect(environmentOf(withSender, signInFunction(stack))).toMatchObject({ EMAIL_BACKEND: "ses", EMAIL_SENDER: "no-reply@pages.example.com" });
+      expect(environmentOf(withSender, mailWorker(stack))).toMatchObject({ EMAIL_BACKEND: "ses", EMAIL_SENDER: "no-reply@pages.example.com" });
+      // The sign-in function only learns that a sender exists, to refuse every address alike without one.
+      expect(environmentOf(withSender, signInFunction(stack)).EMAIL_BACKEND).toBe("ses");
+      expect(environmentOf(withSender, signInFunction(stack)).EMAIL_SENDER).toBeUndefined();
     } finally {
       removeOutdir(outdir);
     }
@@ -777,6 +903,23 @@ describe("hosted-page sign-in e-mail", () => {
       for (const { id, fn, access } of subjects(stack)) {
         expect(environmentOf(withModel, fn).DEFAULT_CHAT_MODEL, id).toBe(access.chats ? "eu.amazon.nova-pro-v1:0" : undefined);
       }
+    } finally {
+      removeOutdir(outdir);
+    }
+  });
+
+  it("tells the functions that accept a chat model the deployment's allow-list: the default set, or -c chatModels, with -c chatModel", () => {
+    for (const { id, fn, access } of subjects(dev().stack)) {
+      const expected = access.chats || access.choosesChatModel ? DEFAULT_CHAT_MODELS.join(",") : undefined;
+      expect(environmentOf(dev(), fn).CHAT_MODELS, id).toBe(expected);
+    }
+    expect(subjects(dev().stack).filter(({ fn }) => environmentOf(dev(), fn).CHAT_MODELS !== undefined).map(({ id }) => id).sort()).toEqual(["Chat", "HostedChat", "UpdateHosting"]);
+    const { app, outdir } = buildApp({ context: { chatModel: "eu.amazon.nova-pro-v1:0", chatModels: "meta.llama3-70b-instruct-v1:0" } });
+    try {
+      const stack = new ServiceStack(app, "KnowledgeIngestionService-dev", { config: configFromContext(app) });
+      const built = { stage: "dev" as const, template: Template.fromStack(stack), stack, outdir };
+      expect(environmentOf(built, stack.functions.get("Chat")!).CHAT_MODELS).toBe("meta.llama3-70b-instruct-v1:0,eu.amazon.nova-pro-v1:0");
+      expect(environmentOf(built, stack.functions.get("UpdateHosting")!).CHAT_MODELS).toBe("meta.llama3-70b-instruct-v1:0,eu.amazon.nova-pro-v1:0");
     } finally {
       removeOutdir(outdir);
     }

@@ -30,9 +30,9 @@ export function buildApp(options: { context?: Record<string, unknown> } = {}): {
   return { app, outdir };
 }
 
-export function buildStack(stage: Stage = "dev", options: { nag?: boolean } = {}): BuiltStack {
+export function buildStack(stage: Stage = "dev", options: { nag?: boolean; waf?: boolean } = {}): BuiltStack {
   const { app, outdir } = buildApp();
-  const stack = new ServiceStack(app, `KnowledgeIngestionService-${stage}`, { config: stageConfig(stage) });
+  const stack = new ServiceStack(app, `KnowledgeIngestionService-${stage}`, { config: stageConfig(stage, { waf: options.waf }) });
   if (options.nag) Validations.of(app).addPlugins(new AwsSolutionsChecks(app));
   return { app, stack, outdir };
 }

@@ -91,9 +91,25 @@ describe("chat on Amazon Bedrock", () => {
     expect(throttled.headers.get("retry-after")).toBe("5");
 
     bedrock.failNextConverse({ status: 403, errorType: "AccessDeniedException", message: "You don't have access to the model with the specified model ID." });
-    const denied = await ns.call("POST", "/chat", { body: { query: "shipping?", llmConfig: { provider: "BEDROCK", model: "anthropic.claude-3-haiku-20240307-v1:0" } } });
+    const denied = await ns.call("POST", "/chat", { body: { query: "shipping?", llmConfig: { provider: "BEDROCK", model: "amazon.nova-pro-v1:0" } } });
     expect(denied.status).toBe(422);
-    expect(denied.body.error.message).toMatch(/^llmConfig: .*anthropic\.claude-3-haiku/);
+    expect(denied.body.error.message).toMatch(/^llmConfig: .*amazon\.nova-pro/);
     expect(JSON.stringify(denied.body)).not.toMatch(/arn:aws/);
+  });
+
+  it("refuses a Bedrock model outside the deployment's allow-list, in a request or a hosting, naming it, before calling Bedrock", async () => {
+    const calls = bedrock.conversations.length;
+    for (const model of ["anthropic.claude-3-opus-20240229-v1:0", "us.anthropic.claude-opus-4-20250514-v1:0"]) {
+      const refused = await ns.call("POST", "/chat", { body: { query: "shipping?", stream: false, llmConfig: { provider: "BEDROCK", model } } });
+      expect(refused.status, JSON.stringify(refused.body)).toBe(422);
+      expect(refused.body.error.message).toContain(`llmConfig.model: the Bedrock model ${model} is not allowed`);
+      const hosting = await ns.call("PATCH", "/hosting", { body: { llmConfig: { provider: "BEDROCK", model } } });
+      expect(hosting.status, JSON.stringify(hosting.body)).toBe(422);
+      expect(hosting.body.error.message).toContain(model);
+    }
+    expect(bedrock.conversations.length).toBe(calls);
+    // The documented set, through another geography's profile, is accepted.
+    const allowed = await ns.call("PATCH", "/hosting", { body: { llmConfig: { provider: "BEDROCK", model: "eu.amazon.nova-pro-v1:0" } } });
+    expect(allowed.status, JSON.stringify(allowed.body)).toBe(200);
   });
 });

@@ -3,6 +3,7 @@ import { fileURLToPath } from "node:url";
 import { type Browser, chromium, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ingestAndWait, newNamespace, upload } from "../support/ingestion.ts";
+import { mailAfterQueue } from "../support/outbox.ts";
 import { useLocalStack } from "../support/local-stack.ts";
 import { type OpenAiChatServer, startOpenAiChatServer } from "../support/openai-chat-server.ts";
 
@@ -277,10 +278,9 @@ describe.runIf(available)("the hosted page in headless Chromium", () => {
     await page.getByRole("button", { name: "Send me a link" }).click();
     await page.getByText(/a sign-in link is on its way/).waitFor({ timeout: 10_000 });
 
-    const { readdir, readFile } = await import("node:fs/promises");
-    const folder = api.stack().outboxDir;
-    const mails = await Promise.all((await readdir(folder)).map(async (file) => JSON.parse(await readFile(`${folder}/${file}`, "utf8"))));
-    const link = /http\S+/.exec(mails.find((mail) => mail.to === "lin@staff.example.com")!.text)![0];
+    // The mail worker sends the link after the page has answered.
+    const [mail] = await mailAfterQueue(api, "lin@staff.example.com");
+    const link = /http\S+/.exec(mail!.text)![0];
     await page.goto(link);
     await page.getByRole("button", { name: "Sign in" }).click();
     await page.waitForURL(`${api.stack().baseUrl}/hosted/${slug}`);

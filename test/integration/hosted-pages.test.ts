@@ -1,10 +1,14 @@
-import { readdir, readFile } from "node:fs/promises";
+import { rm, writeFile } from "node:fs/promises";
+import { request as httpRequest } from "node:http";
 import { join } from "node:path";
+import { ScanCommand } from "@aws-sdk/client-dynamodb";
 import { beforeAll, describe, expect, it } from "vitest";
 import { serviceSecret } from "../../functions/shared/db/service-secret.ts";
 import { SESSION_COOKIE, signSession } from "../../functions/shared/domain/hosted-access.ts";
+import { deliverSignIn, SIGN_IN_LIMITS } from "../../functions/shared/workflows/hosted-sign-in.ts";
 import { documentsOfJob, ingestAndWait, ingestForTenant, newNamespace, type TestNamespace, upload, waitForJob } from "../support/ingestion.ts";
 import { useLocalStack } from "../support/local-stack.ts";
+import { mailAfterQueue } from "../support/outbox.ts";
 import { pageHeading, textPdf } from "../fixtures/documents.ts";
 
 const api = useLocalStack();
@@ -108,6 +112,23 @@ describe("hosted pages", () => {
     expect((await visitor("GET", `/hosted/${doomedSlug}`)).status).toBe(404);
     expect((await visitor("GET", "/hosted/no-such-page-here")).status).toBe(404);
     expect((await visitor("GET", "/hosted/NOT_A_SLUG")).status).toBe(400);
+  });
+
+  it("answers an unknown slug with a 404 on every route, and writes nothing for it", async () => {
+    const unknown = `no-such-page-${Date.now()}`;
+    for (const [method, path, body] of [
+      ["GET", `/hosted/${unknown}`, undefined],
+      ["POST", `/hosted/${unknown}/search`, { query: "refunds" }],
+      ["POST", `/hosted/${unknown}/chat`, { messages: [{ role: "user", content: "refunds?" }] }],
+      ["POST", `/hosted/${unknown}/sign-in`, { email: "ada@example.org" }],
+      ["GET", `/hosted/${unknown}/session?token=${"a".repeat(43)}`, undefined],
+    ] as const) {
+      for (let attempt = 0; attempt < 3; attempt++) expect((await visitor(method, path, body)).status, `${method} ${path}`).toBe(404);
+    }
+    const { Items } = await api.stack().clients.dynamo.send(
+      new ScanCommand({ TableName: api.stack().resources.tableName, FilterExpression: "contains(PK, :slug)", ExpressionAttributeValues: { ":slug": { S: unknown } } }),
+    );
+    expect(Items).toEqual([]);
   });
 
   it("limits searches per visitor: the 31st in a minute is a 429 with Retry-After", async () => {
@@ -235,13 +256,7 @@ describe("the search tab's hits", () => {
   });
 });
 
-/** The e-mails the local outbox holds for an address, oldest first. */
-async function mailTo(address: string): Promise<{ to: string; subject: string; text: string }[]> {
-  const folder = api.stack().outboxDir;
-  const files = (await readdir(folder).catch(() => [] as string[])).sort();
-  const mails = await Promise.all(files.map(async (file) => JSON.parse(await readFile(join(folder, file), "utf8"))));
-  return mails.filter((mail) => mail.to === address);
-}
+const mailTo = (address: string) => mailAfterQueue(api, address);
 
 /** Follows nothing: the sign-in link answers a redirect whose cookie the test keeps. */
 async function openLink(link: string) {
@@ -293,9 +308,29 @@ describe("protected hosted pages", () => {
     expect(stranger.body).toEqual(allowed.body);
     expect(await mailTo("eve@evil.example")).toEqual([]);
     const [mail] = await mailTo("ada@example.org");
-    expect(mail!.subject).toBe("Sign in to Staff only");
+    expect(mail!.subject).toMatch(new RegExp(`^Your sign-in link for 127\\.0\\.0\\.1:\\d+/hosted/${guardedSlug}$`));
     expect(mail!.text).toMatch(new RegExp(`http://127\\.0\\.0\\.1:\\d+/hosted/${guardedSlug}/session\\?token=[A-Za-z0-9_-]{43}`));
     expect((await visitor("POST", `/hosted/${guardedSlug}/sign-in`, { email: "not an address" })).status).toBe(422);
+  });
+
+  it("mails links to the service's own address whatever Host header the visitor sends", async () => {
+    const base = new URL(api.stack().baseUrl);
+    const body = JSON.stringify({ email: "hedy@staff.example.com" });
+    const status = await new Promise<number>((resolve, reject) => {
+      const sent = httpRequest(
+        { host: base.hostname, port: base.port, method: "POST", path: `/hosted/${guardedSlug}/sign-in`, headers: { host: "evil.example", "content-type": "application/json" } },
+        (response) => {
+          response.resume();
+          response.on("end", () => resolve(response.statusCode ?? 0));
+        },
+      );
+      sent.on("error", reject);
+      sent.end(body);
+    });
+    expect(status).toBe(200);
+    const [mail] = await mailTo("hedy@staff.example.com");
+    expect(mail!.text).toContain(`${api.stack().baseUrl}/hosted/${guardedSlug}/session?token=`);
+    expect(mail!.text).not.toContain("evil.example");
   });
 
   it("admits an allowed visitor through the link: a signed, HttpOnly, SameSite cookie scoped to the page, used once", async () => {
@@ -347,5 +382,129 @@ describe("protected hosted pages", () => {
 
     expect((await guarded.call("PATCH", "/hosting", { body: { allowedEmails: [] } })).status).toBe(200);
     expect((await searchWith(`${SESSION_COOKIE}=${valid}`)).status).toBe(403);
+  });
+});
+
+describe("hosted-page sign-in cannot be abused", () => {
+  /** A protected page of its own (each page has its own per-visitor limit), allowing `addresses`. */
+  async function protectedPage(addresses: string[], settings: Record<string, unknown> = {}) {
+    const owner = await newNamespace(api);
+    const pageSlug = await publish(owner, { title: "Staff only", allowedEmails: addresses, ...settings });
+    return { owner, pageSlug, signIn: (email: string) => visitor("POST", `/hosted/${pageSlug}/sign-in`, { email }) };
+  }
+
+  it("refuses line breaks and control characters in hosting text, naming the field", async () => {
+    const owner = await newNamespace(api);
+    expect((await owner.call("POST", "/hosting")).status).toBe(201);
+    for (const [field, value] of [
+      ["title", "Help\r\nBcc: victim@example.com"],
+      ["ogTitle", "a\u0000b"],
+      ["welcomeMessage", "line one\r\nline two"],
+    ] as const) {
+      const refused = await owner.call("PATCH", "/hosting", { body: { [field]: value } });
+      expect(refused.status, `${field}: ${JSON.stringify(refused.body)}`).toBe(422);
+      expect(refused.body.error.message).toMatch(new RegExp(`^${field}: `));
+    }
+    expect((await owner.call("GET", "/hosting")).body.data.title).not.toContain("Bcc");
+  });
+
+  it("mails only what the service writes: the page's host and slug, never the owner's title", async () => {
+    const { pageSlug, signIn } = await protectedPage(["kay@example.org"], { title: "WIN A PRIZE at https://spam.example now" });
+    expect((await signIn("kay@example.org")).status).toBe(200);
+    const [mail] = await mailTo("kay@example.org");
+    expect(mail!.subject).toBe(`Your sign-in link for ${new URL(api.stack().baseUrl).host}/hosted/${pageSlug}`);
+    for (const text of [mail!.subject, mail!.text]) {
+      expect(text).not.toMatch(/PRIZE|spam\.example/);
+    }
+  });
+
+  it("answers an address whose mail cannot be sent exactly like a stranger, and counts the failure instead", async () => {
+    const { signIn } = await protectedPage(["lee@example.org"]);
+    const outbox = process.env.EMAIL_OUTBOX_DIR;
+    // The failure is counted through a log line CloudWatch reads as a metric (Embedded Metric Format).
+    const logged: string[] = [];
+    const streams = [process.stdout, process.stderr];
+    const writes = streams.map((stream) => stream.write.bind(stream));
+    streams.forEach((stream, index) => {
+      stream.write = ((chunk: string | Uint8Array, ...rest: never[]) => {
+        logged.push(String(chunk));
+        return writes[index]!(chunk, ...rest);
+      }) as typeof stream.write;
+    });
+    // The sender fails as SES does for a recipient it rejects: the outbox cannot be written.
+    const blocker = join(api.stack().outboxDir, "..", `not-a-folder-${process.pid}`);
+    await writeFile(blocker, "");
+    process.env.EMAIL_OUTBOX_DIR = join(blocker, "outbox");
+    try {
+      const failing = await signIn("lee@example.org");
+      const stranger = await signIn("eve@evil.example");
+      await mailAfterQueue(api, "lee@example.org");
+      expect(failing.status).toBe(200);
+      expect(stranger.status).toBe(200);
+      expect(failing.body).toEqual(stranger.body);
+      expect(failing.headers.get("content-length")).toBe(stranger.headers.get("content-length"));
+    } finally {
+      streams.forEach((stream, index) => (stream.write = writes[index]!));
+      process.env.EMAIL_OUTBOX_DIR = outbox;
+      await rm(blocker, { force: true });
+    }
+    const failures = logged.flatMap((line) => line.split("\n")).filter((line) => line.includes('"SignInMailFailures":1'));
+    expect(failures).toHaveLength(1);
+    const metric = JSON.parse(failures[0]!) as { _aws: { CloudWatchMetrics: { Namespace: string; Metrics: { Name: string }[] }[] }; message: string };
+    expect(metric._aws.CloudWatchMetrics[0]!.Metrics).toEqual([{ Name: "SignInMailFailures", Unit: "Count" }]);
+    expect(JSON.stringify(metric)).not.toContain("lee@example.org");
+    expect(await mailTo("lee@example.org")).toEqual([]);
+    // The failure gave the pending link back: the next request sends one.
+    expect((await signIn("lee@example.org")).status).toBe(200);
+    expect(await mailTo("lee@example.org")).toHaveLength(1);
+  });
+
+  it("keeps one pending link per address: strangers' repeated requests send nothing new and lock no one out", async () => {
+    const { pageSlug, signIn } = await protectedPage(["mia@example.org"]);
+    // Five requests, the per-visitor limit of a minute: every one answered alike, one mail.
+    const answers = await Promise.all(Array.from({ length: 5 }, () => signIn("mia@example.org")));
+    expect(answers.map((answer) => answer.status)).toEqual([200, 200, 200, 200, 200]);
+    const mails = await mailTo("mia@example.org");
+    expect(mails).toHaveLength(1);
+    // The visitor still has the one link, and it works.
+    const link = /http\S+/.exec(mails[0]!.text)![0];
+    const token = new URL(link).searchParams.get("token")!;
+    expect((await postToken(link, token)).status).toBe(303);
+    // The sixth request from the same visitor within the minute is the per-visitor 429, as before.
+    const limited = await signIn("someone@example.org");
+    expect(limited.status).toBe(429);
+    expect(limited.headers.get("retry-after")).toMatch(/^\d+$/);
+    expect(pageSlug).toBeTruthy();
+  });
+
+  it("sends a new link once the pending one is used", async () => {
+    const { signIn } = await protectedPage(["ned@example.org"]);
+    expect((await signIn("ned@example.org")).status).toBe(200);
+    const [first] = await mailTo("ned@example.org");
+    const link = /http\S+/.exec(first!.text)![0];
+    expect((await postToken(link, new URL(link).searchParams.get("token")!)).status).toBe(303);
+    expect((await signIn("ned@example.org")).status).toBe(200);
+    expect(await mailTo("ned@example.org")).toHaveLength(2);
+  });
+
+  it("caps the sign-in mails one organization sends in an hour, over all its addresses", async () => {
+    const { owner, pageSlug } = await protectedPage([], { allowedEmailDomains: ["cap.example"] });
+    const cap = SIGN_IN_LIMITS.mailsPerOrganizationPerHour;
+    // The worker's own step, called as the queue would, at one instant so the hour cannot turn mid-test.
+    const now = Date.now();
+    const outcomes: string[] = [];
+    for (let index = 0; index < cap + 3; index++) {
+      const request = { namespaceId: owner.namespaceId, slug: pageSlug, email: `member${index}@cap.example`, pageUrl: `${api.stack().baseUrl}/hosted/${pageSlug}` };
+      outcomes.push(await deliverSignIn(request, now));
+    }
+    expect(outcomes.slice(0, cap).every((outcome) => outcome === "sent")).toBe(true);
+    expect(outcomes.slice(cap)).toEqual(["capped", "capped", "capped"]);
+    expect(await mailTo(`member${cap}@cap.example`)).toEqual([]);
+  }, 60_000);
+
+  it("caps the mails one address receives in an hour across every page that allows it", async () => {
+    const pages = await Promise.all(Array.from({ length: SIGN_IN_LIMITS.mailsPerAddressPerHour + 2 }, () => protectedPage(["ola@example.org"])));
+    for (const page of pages) expect((await page.signIn("ola@example.org")).status).toBe(200);
+    expect(await mailTo("ola@example.org")).toHaveLength(SIGN_IN_LIMITS.mailsPerAddressPerHour);
   });
 });

@@ -56,7 +56,7 @@ describe("MCP server", () => {
     const listed = await call("list_namespaces", {});
     const namespaces = listed.structuredContent.namespaces as { id: string; slug: string }[];
     expect(namespaces.map((namespace) => namespace.id)).toEqual([ns.namespaceId]);
-    const found = await call("search", { namespace: namespaces[0]!.slug, query: "same day shipping Leeds", mode: "hybrid", topK: 2 });
+    const found = await call("search", { namespace: namespaces[0]!.slug, query: "the Leeds warehouse", mode: "hybrid", topK: 2 });
     expect(found.isError).toBeFalsy();
     const [best] = found.structuredContent.results;
     expect(best.text).toContain("Leeds warehouse");

@@ -97,14 +97,14 @@ describe("reconciliation of orphaned objects and vectors", () => {
     await putVector(ghostNamespace, null, `doc_ghost#${runId}#0`);
 
     const dryRun = await reconcile({ now: later(2 * HOUR), dryRun: true });
-    expect(dryRun.objects).toMatchObject({ namespaceGone: 2, documentGone: 3, jobGone: 1, staleStaging: 1, unreferencedUpload: 0 });
+    expect(dryRun.objects).toMatchObject({ namespaceGone: 2, documentGone: 2, staleKeywordSegment: 1, jobGone: 1, staleStaging: 1, unreferencedUpload: 0 });
     expect(dryRun.vectors).toMatchObject({ documentGone: 1, staleRun: 1, beyondGeneration: 1, malformed: 1, wrongPartition: 1, partitionsDropped: 1 });
     expect((await objectKeys(stack, `namespaces/${ghostNamespace}/`)).length).toBe(2);
     expect(vectorCount(ghostNamespace)).toBe(1);
 
     // Two hours on: past the grace for records written late, well inside the one for uploads.
     const first = await reconcile({ now: later(2 * HOUR) });
-    expect(first.objects).toMatchObject({ deleted: 7, namespaceGone: 2, documentGone: 3, jobGone: 1, staleStaging: 1, unreferencedUpload: 0, unrecognised: 1 });
+    expect(first.objects).toMatchObject({ deleted: 7, namespaceGone: 2, documentGone: 2, staleKeywordSegment: 1, jobGone: 1, staleStaging: 1, unreferencedUpload: 0, unrecognised: 1 });
     expect(first.vectors).toMatchObject({ deleted: 5, partitionsDropped: 1 });
     expect(await objectKeys(stack, `namespaces/${ghostNamespace}/`)).toEqual([]);
     expect((await objectKeys(stack, `namespaces/${ns.namespaceId}/`)).sort()).toEqual([...liveObjects, unrecognised].sort());

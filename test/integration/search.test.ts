@@ -152,10 +152,38 @@ describe("search filters", () => {
     [{ query: "x", mode: "fuzzy" }, "mode"],
     [{ query: "x", topK: 5, rerankLimit: 6 }, "rerankLimit"],
     [{ query: "x", minScore: 2 }, "minScore"],
+    [{ query: "x", mode: "hybrid", semanticWeight: 1.5 }, "semanticWeight"],
+    [{ query: "x", mode: "hybrid", semanticWeight: "half" }, "semanticWeight"],
   ])("answers 422 naming the field for %j", async (body, field) => {
     const response = await ns.call("POST", "/search", { body });
     expect(response.status).toBe(422);
     expect(response.body.error.message.startsWith(field), response.body.error.message).toBe(true);
+  });
+});
+
+describe("keyword and hybrid search in the vector store", () => {
+  it("finds CJK text by its characters and emoji-only queries by the emoji, in keyword and hybrid mode", async () => {
+    const scripts = await newNamespace(api);
+    for (const text of ["東京の天気は晴れです。", "Friday is 🍕 night at the office.", "Nothing to see in this one."]) {
+      expect((await waitForJob(scripts, (await ingestText(scripts, text)).id)).status).toBe("COMPLETED");
+    }
+    for (const mode of ["keyword", "hybrid"]) {
+      for (const [query, expected] of [["東京", "東京"], ["🍕", "🍕"]] as const) {
+        const response = await scripts.call("POST", "/search", { body: { query, mode, topK: 3 } });
+        expect(response.status).toBe(200);
+        expect((response.body.data as { text: string }[])[0]?.text, `${mode} ${query}`).toContain(expected);
+      }
+    }
+  });
+
+  it("weighs the two lists by semanticWeight: 0 keeps keyword's matches first, 1 ranks semantic's first on top", async () => {
+    const ids = async (body: Record<string, unknown>) => (await search({ topK: 5, ...body })).map((result) => result.id);
+    for (const [question] of QUESTIONS.slice(0, 4)) {
+      const keyword = await ids({ query: question, mode: "keyword" });
+      // Ties in BM25 may be ordered differently (hybrid breaks them by similarity).
+      expect(new Set((await ids({ query: question, mode: "hybrid", semanticWeight: 0 })).slice(0, keyword.length))).toEqual(new Set(keyword));
+      expect((await ids({ query: question, mode: "hybrid", semanticWeight: 1 }))[0]).toBe((await ids({ query: question, mode: "semantic" }))[0]);
+    }
   });
 });
 

@@ -33,7 +33,6 @@ export const FOLDER_LAYER: Record<string, Layer> = {
   embedding: "ports",
   extraction: "ports",
   fetch: "ports",
-  "keyword-index": "ports",
   reranking: "ports",
   llm: "ports",
   email: "ports",

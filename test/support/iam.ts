@@ -18,6 +18,8 @@ import { removeOutdir, templateOf } from "../infra/stack-fixture.ts";
 export interface Grant {
   actions: string[];
   resources: string[];
+  /** `dynamodb:LeadingKeys` patterns the statement is conditioned on: the partition keys it allows. */
+  leadingKeys?: string[];
 }
 
 export type GrantsByFunction = Record<string, Grant[]>;
@@ -26,6 +28,8 @@ export type GrantsByFunction = Record<string, Grant[]>;
 export interface Need {
   action: string;
   resource: string;
+  /** The partition key of the item a DynamoDB item operation touches. */
+  leadingKey?: string;
 }
 
 /** The local names behind the symbols. */
@@ -71,9 +75,18 @@ export function synthesizedGrants(): GrantsByFunction {
       const roleRef = JSON.stringify({ Ref: logicalId(stack, appFunction.fn.role!) });
       grants[id] = policies
         .filter((policy) => JSON.stringify(policy.Properties.Roles).includes(roleRef))
-        .flatMap((policy) => policy.Properties.PolicyDocument.Statement as { Effect: string; Action: string | string[]; Resource: unknown }[])
+        .flatMap((policy) => policy.Properties.PolicyDocument.Statement as { Effect: string; Action: string | string[]; Resource: unknown; Condition?: Record<string, Record<string, unknown>> }[])
         .filter((statement) => statement.Effect === "Allow")
-        .map((statement) => ({ actions: [statement.Action].flat(), resources: [statement.Resource].flat().map(symbolOf) }));
+        .map((statement) => {
+          const conditions = Object.entries(statement.Condition ?? {});
+          const unknown = conditions.filter(([operator, keys]) => operator !== "ForAllValues:StringLike" || Object.keys(keys).some((key) => key !== "dynamodb:LeadingKeys"));
+          // Only grant conditions this check understands; any other would make it allow too much.
+          const grant: Grant = { actions: [statement.Action].flat(), resources: [statement.Resource].flat().map(symbolOf) };
+          if (unknown.length > 0 && ![statement.Action].flat().every((action) => action.startsWith("aws-marketplace:"))) throw new Error(`${id}: a grant condition the IAM check cannot evaluate: ${JSON.stringify(statement.Condition)}`);
+          const leadingKeys = statement.Condition?.["ForAllValues:StringLike"]?.["dynamodb:LeadingKeys"];
+          if (leadingKeys !== undefined) grant.leadingKeys = [leadingKeys].flat().map(String);
+          return grant;
+        });
     }
     return grants;
   } finally {
@@ -94,10 +107,11 @@ export function needsOf(call: SdkCall, names: LocalNames): Need[] {
     case "DynamoDBClient": {
       // A transaction is authorised item by item, as the operations it contains.
       if (call.command === "TransactWriteItems") {
-        return (input.TransactItems as Record<string, { TableName: string }>[]).flatMap((item) =>
+        return (input.TransactItems as Record<string, { TableName: string; Item?: Record<string, unknown>; Key?: Record<string, unknown> }>[]).flatMap((item) =>
           Object.entries(item).map(([kind, operation]) => ({
             action: `dynamodb:${{ Put: "PutItem", Update: "UpdateItem", Delete: "DeleteItem", ConditionCheck: "ConditionCheckItem" }[kind] ?? kind}`,
             resource: table(operation.TableName),
+            leadingKey: partitionKey(operation.Item ?? operation.Key),
           })),
         );
       }
@@ -107,7 +121,8 @@ export function needsOf(call: SdkCall, names: LocalNames): Need[] {
       if (call.command === "BatchGetItem" || call.command === "BatchWriteItem") {
         return Object.keys(input.RequestItems as object).map((name) => ({ action: `dynamodb:${call.command}`, resource: table(name) }));
       }
-      return [{ action: `dynamodb:${call.command}`, resource: table(input.TableName, input.IndexName) }];
+      const leadingKey = partitionKey(input.Item ?? input.Key);
+      return [{ action: `dynamodb:${call.command}`, resource: table(input.TableName, input.IndexName), ...(leadingKey === undefined ? {} : { leadingKey }) }];
     }
     case "S3Client": {
       if (call.command === "ListObjectsV2") return [{ action: "s3:ListBucket", resource: input.Bucket === names.bucketName ? "bucket" : `bucket:${input.Bucket}` }];
@@ -147,6 +162,14 @@ export function needsOf(call: SdkCall, names: LocalNames): Need[] {
   }
 }
 
+/** The PK of an item or key, plain or marshalled (`{ S: … }`), as the observer may see either. */
+function partitionKey(item: Record<string, unknown> | undefined): string | undefined {
+  const value = item?.PK;
+  if (typeof value === "string") return value;
+  if (typeof value === "object" && value !== null && typeof (value as { S?: unknown }).S === "string") return (value as { S: string }).S;
+  return undefined;
+}
+
 function matches(pattern: string, value: string): boolean {
   const expression = new RegExp(`^${pattern.split("*").map((part) => part.replace(/[.+?^${}()|[\]\\]/g, "\\$&")).join(".*")}$`);
   return expression.test(value);
@@ -161,6 +184,8 @@ export function isGranted(grants: Grant[], need: Need): boolean {
   return grants.some(
     (grant) =>
       grant.actions.some((action) => matches(action.toLowerCase(), need.action.toLowerCase())) &&
-      (need.resource === "*" || grant.resources.some((resource) => matches(resource, need.resource))),
+      (need.resource === "*" || grant.resources.some((resource) => matches(resource, need.resource))) &&
+      // A LeadingKeys condition allows only items whose partition key it names (an unknown key: none).
+      (grant.leadingKeys === undefined || (need.leadingKey !== undefined && grant.leadingKeys.some((pattern) => matches(pattern, need.leadingKey!)))),
   );
 }

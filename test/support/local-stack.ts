@@ -1,6 +1,6 @@
 import { afterAll, afterEach, beforeAll, inject } from "vitest";
 import { ContractChecker } from "./contract.ts";
-import { type GrantsByFunction, isGranted, needsOf } from "./iam.ts";
+import { type GrantsByFunction, isGranted, type LocalNames, needsOf } from "./iam.ts";
 import type { SdkCall } from "../../functions/shared/platform/sdk-observer.ts";
 import { setSdkCallObserver } from "../../functions/shared/platform/sdk-observer.ts";
 import { currentLocalFunction } from "../../local/lambda-context.ts";
@@ -46,6 +46,8 @@ export function useLocalStack(options: LocalStackOptions = {}): TestApi {
       dynamoEndpoint: inject("dynamoEndpoint"),
       emulatorEndpoint: inject("emulatorEndpoint"),
       rateLimit: { ratePerSecond: 10_000, burst: 10_000 },
+      // Tests send bursts no visitor would; the throttles themselves are tested in rate-limit.test.ts.
+      publicMethodThrottles: {},
       visibilityTimeoutSeconds: 2,
       onExchange: (exchange) => breaches.push(...contract.check(exchange)),
       ...options,
@@ -100,7 +102,7 @@ function deniedCalls(calls: { functionName: string; call: SdkCall }[], grants: G
   const names = {
     tableName: stack.resources.tableName,
     bucketName: stack.resources.bucketName,
-    queueUrls: { ingest: stack.resources.queues.ingest.url, delete: stack.resources.queues.delete.url },
+    queueUrls: Object.fromEntries(Object.entries(stack.resources.queues).map(([name, queue]) => [name, queue.url])) as LocalNames["queueUrls"],
   };
   const denied = new Set<string>();
   for (const { functionName, call } of calls) {
@@ -110,7 +112,7 @@ function deniedCalls(calls: { functionName: string; call: SdkCall }[], grants: G
       continue;
     }
     for (const need of needsOf(call, names)) {
-      if (!isGranted(functionGrants, need)) denied.add(`${functionName}: ${need.action} on ${need.resource} (${call.client} ${call.command})`);
+      if (!isGranted(functionGrants, need)) denied.add(`${functionName}: ${need.action} on ${need.resource}${need.leadingKey === undefined ? "" : ` item ${need.leadingKey.split("#")[0]}#…`} (${call.client} ${call.command})`);
     }
   }
   return [...denied];

@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import { CHAT_LIMITS, chatBody, citedMarkers, DEFAULT_SYSTEM_PROMPT, numberSources, promptMessages, retrievalQuery } from "../../functions/shared/domain/chat.ts";
 import { chooseChatModel, llmConfigInput } from "../../functions/shared/domain/llm-config.ts";
 import { tokenLimitField } from "../../functions/shared/llm/providers/openai-compatible.ts";
+import { chatModelAllowList, DEFAULT_CHAT_MODELS, isAllowedChatModel } from "../../functions/shared/llm/registry.ts";
 import { formatIssue } from "../../functions/shared/platform/zod.ts";
 
 const hit = (id: string, text: string) => ({ id, documentName: `${id}.md`, citation: null, text, score: 0.5 });
@@ -83,6 +84,10 @@ describe("the chat request and llmConfig", () => {
     expect(issue(chatBody, { query: "q", maxOutputTokens: CHAT_LIMITS.maxOutputTokens + 1 })).toMatch(/^maxOutputTokens/);
     expect(issue(llmConfigInput, { provider: "OPENAI_COMPATIBLE", baseUrl: "https://x.example/v1?key=1", model: "m" })).toMatch(/^baseUrl/);
     expect(issue(llmConfigInput, { provider: "BEDROCK", model: "" })).toMatch(/^model/);
+    // A model name reaches the x-chat-model header: a line break in it is refused, not a 500 later.
+    expect(issue(llmConfigInput, { provider: "BEDROCK", model: "amazon.nova-lite-v1:0\r\nSet-Cookie: x=1" })).toMatch(/^model: must be one line/);
+    expect(issue(llmConfigInput, { provider: "OPENAI_COMPATIBLE", baseUrl: "https://x.example/v\n1", model: "m" })).toMatch(/^baseUrl: must be one line/);
+    expect(issue(llmConfigInput, { provider: "OPENAI_COMPATIBLE", baseUrl: "https://x.example/v1", model: "m", apiKey: "sk-\u0000" })).toMatch(/^apiKey: must be one line/);
     expect(issue(llmConfigInput, { provider: "GEMINI" })).toMatch(/^provider/);
   });
 
@@ -95,6 +100,18 @@ describe("the chat request and llmConfig", () => {
     expect(chooseChatModel(undefined, { defaultLlm: "NONE", region: "us-east-1" })).toBeNull();
     const endpoint = { provider: "OPENAI_COMPATIBLE" as const, baseUrl: "http://127.0.0.1:11434/v1", model: "llama3.2" };
     expect(chooseChatModel(endpoint, { defaultLlm: "NONE", region: "us-east-1" })).toEqual(endpoint);
+  });
+
+  it("allows a Bedrock chat model on the list, through any of its cross-Region profiles or ARNs, and nothing else", () => {
+    const allowed = chatModelAllowList(null, "eu.anthropic.claude-3-haiku-20240307-v1:0");
+    expect(allowed).toEqual([...DEFAULT_CHAT_MODELS, "eu.anthropic.claude-3-haiku-20240307-v1:0"]);
+    for (const model of ["amazon.nova-lite-v1:0", "us.amazon.nova-lite-v1:0", "apac.amazon.nova-pro-v1:0", "arn:aws:bedrock:us-east-1::foundation-model/amazon.nova-micro-v1:0", "anthropic.claude-3-haiku-20240307-v1:0"]) {
+      expect(isAllowedChatModel(model, allowed), model).toBe(true);
+    }
+    for (const model of ["anthropic.claude-3-opus-20240229-v1:0", "us.anthropic.claude-opus-4-20250514-v1:0", "amazon.nova-premier-v1:0", "amazon.nova-lite-v1:0x", "arn:aws:bedrock:us-east-1:123456789012:application-inference-profile/abc"]) {
+      expect(isAllowedChatModel(model, allowed), model).toBe(false);
+    }
+    expect(chatModelAllowList(["meta.llama3-70b-instruct-v1:0"], null)).toEqual(["meta.llama3-70b-instruct-v1:0"]);
   });
 
   it("asks OpenAI itself for max_completion_tokens and compatible servers for max_tokens", () => {

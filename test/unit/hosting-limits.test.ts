@@ -96,3 +96,42 @@ describe("hosting limits", () => {
     expect(refusal({ allowedEmails: addresses })).toMatch(/^allowedEmails\.0: /);
   });
 });
+
+describe("hosting text fields", () => {
+  const singleLine = {
+    title: (value: string) => ({ title: value }),
+    ogTitle: (value: string) => ({ ogTitle: value }),
+    ogDescription: (value: string) => ({ ogDescription: value }),
+    logo: (value: string) => ({ logo: `https://e.com/${value}` }),
+    ogImage: (value: string) => ({ ogImage: `https://e.com/${value}` }),
+    exampleQuestions: (value: string) => ({ exampleQuestions: [value] }),
+    exampleSearchQueries: (value: string) => ({ exampleSearchQueries: [value] }),
+    citationMetadataPath: (value: string) => ({ citationMetadataPath: value }),
+  };
+  const multiLine = {
+    welcomeMessage: (value: string) => ({ welcomeMessage: value }),
+    systemPrompt: (value: string) => ({ systemPrompt: value }),
+  };
+  const refusal = (body: unknown) => {
+    const result = updateHostingBody.safeParse(body);
+    return result.success ? null : formatIssue(result.error.issues[0]);
+  };
+
+  it("refuse line breaks and control characters in single-line fields, naming the field", () => {
+    for (const [field, body] of Object.entries(singleLine)) {
+      for (const bad of ["Help\r\nBcc: victim@example.com", "a\nb", "a\rb", "a\u0000b", "a\u0007b", "a\tb", "a\u007fb", "a\u0085b", "a\u2028b"]) {
+        expect(refusal(body(bad)), `${field} ${JSON.stringify(bad)}`).toMatch(new RegExp(`^${field}(\\.0)?: must be one line`));
+      }
+      expect(refusal(body("Acme Help — ünïcode & <symbols>")), field).toBeNull();
+    }
+  });
+
+  it("keep line feeds and tabs in multi-line fields, and refuse every other control character", () => {
+    for (const [field, body] of Object.entries(multiLine)) {
+      expect(refusal(body("First paragraph.\n\n\tSecond one.")), field).toBeNull();
+      for (const bad of ["a\r\nb", "a\rb", "a\u0000b", "a\u001bb", "a\u2029b"]) {
+        expect(refusal(body(bad)), `${field} ${JSON.stringify(bad)}`).toMatch(new RegExp(`^${field}: must not contain control characters`));
+      }
+    }
+  });
+});

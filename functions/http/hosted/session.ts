@@ -4,7 +4,8 @@ import { hostedSlugPath } from "../../shared/domain/hosted-page.ts";
 import { headerValue, httpHandler } from "../../shared/http/handler.ts";
 import { escapeHtml } from "../../shared/http/html.ts";
 import { pagePath, pageUrl, sessionCookie } from "../../shared/http/hosted-request.ts";
-import { completeSignIn, publishedPage } from "../../shared/workflows/hosted.ts";
+import { publishedPage } from "../../shared/workflows/hosted.ts";
+import { completeSignIn } from "../../shared/workflows/hosted-sign-in.ts";
 
 /**
  * Signing in (the button of the e-mailed link's page posts its token here): uses the token up, sets

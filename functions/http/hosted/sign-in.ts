@@ -3,13 +3,13 @@ import { hostedSlugPath } from "../../shared/domain/hosted-page.ts";
 import { HttpError } from "../../shared/http/error-mapping.ts";
 import { httpHandler, ok } from "../../shared/http/handler.ts";
 import { pageUrl, visitorAddress } from "../../shared/http/hosted-request.ts";
-import { publishedPage, requestSignIn } from "../../shared/workflows/hosted.ts";
+import { publishedPage } from "../../shared/workflows/hosted.ts";
+import { requestSignIn } from "../../shared/workflows/hosted-sign-in.ts";
 
-/** Sends a protected page's sign-in link to an allowed address; the answer is the same for any address. */
+/** Queues a protected page's sign-in link for the address; the answer is the same for any address. */
 export const handler = httpHandler({ public: true, path: hostedSlugPath, body: signInBody }, async ({ path, body, event }) => {
   const page = await publishedPage(path.slug);
-  const url = pageUrl(event, path.slug);
-  const result = await requestSignIn(page, body.email, visitorAddress(event), (token) => `${url}/session?token=${token}`);
+  const result = await requestSignIn(page, body.email, visitorAddress(event), pageUrl(event, path.slug));
   if (result.limitedForSeconds !== undefined) {
     throw new HttpError("rate_limit_exceeded", "Too many sign-in requests; try again shortly.", { "retry-after": String(result.limitedForSeconds) });
   }

@@ -14,6 +14,8 @@ export const DYNAMODB_IAM_ACTIONS = {
     "dynamodb:DeleteItem",
     "dynamodb:ConditionCheckItem",
   ],
+  /** The item writes of readWrite: what a function restricted to its own items may do only on them. */
+  write: ["dynamodb:PutItem", "dynamodb:UpdateItem", "dynamodb:DeleteItem", "dynamodb:ConditionCheckItem"],
   /** Only the reconciler reads the whole table (db/table-scan.ts). */
   scan: ["dynamodb:Scan"],
 } as const;

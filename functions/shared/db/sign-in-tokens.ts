@@ -46,3 +46,33 @@ export async function consumeSignInToken(tokenHash: string, nowMs: number): Prom
     throw error;
   }
 }
+
+/**
+ * Claims the one pending link an address may have on a page: true when none is pending (or the last
+ * one has expired), false when a link sent earlier still works, so nothing new is sent.
+ */
+export async function claimPendingLink(namespaceId: string, addressHash: string, expiresAtMs: number, nowMs: number): Promise<boolean> {
+  try {
+    await dynamo().send(
+      new PutCommand({
+        TableName: config.tableName(),
+        Item: { ...keys.pendingSignIn(namespaceId, addressHash), entityType: "PendingSignIn", expiresAtMs, [TTL_ATTRIBUTE]: Math.ceil(expiresAtMs / 1000) },
+        ConditionExpression: "attribute_not_exists(PK) OR expiresAtMs <= :now",
+        ExpressionAttributeValues: { ":now": nowMs },
+      }),
+    );
+    return true;
+  } catch (error) {
+    if (isConditionFailure(error)) return false;
+    throw error;
+  }
+}
+
+/** Gives a claim back when its link was not sent, so the address can ask again at once. */
+export async function releasePendingLink(namespaceId: string, addressHash: string): Promise<void> {
+  await dynamo().send(new DeleteCommand({ TableName: config.tableName(), Key: keys.pendingSignIn(namespaceId, addressHash) }));
+}
+
+export async function deleteSignInToken(tokenHash: string): Promise<void> {
+  await dynamo().send(new DeleteCommand({ TableName: config.tableName(), Key: keys.signInToken(tokenHash) }));
+}

@@ -60,8 +60,18 @@ export const HOSTING_LIMITS = {
   domainLength: 253,
 } as const;
 
+/**
+ * Hosting text reaches HTML, mail headers and logs: a single-line field holds no control character
+ * at all (a title with `\r\nBcc: …` is refused, not stored), a multi-line one only line feeds and tabs.
+ */
+const SINGLE_LINE = /^[^\p{Cc}\u2028\u2029]*$/u;
+const MULTI_LINE = /^(?:[\n\t]|[^\p{Cc}\u2028\u2029])*$/u;
+const singleLine = () => z.regex(SINGLE_LINE, "must be one line, without line breaks or control characters");
+const multiLine = () => z.regex(MULTI_LINE, "must not contain control characters other than line feeds and tabs");
+
 const httpsUrl = z.string().check(
   z.maxLength(HOSTING_LIMITS.url),
+  singleLine(),
   z.refine((value) => {
     try {
       return new URL(value).protocol === "https:";
@@ -72,7 +82,7 @@ const httpsUrl = z.string().check(
 );
 
 const shortList = z
-  .array(z.string().check(z.trim(), z.minLength(1), z.maxLength(HOSTING_LIMITS.exampleLength)))
+  .array(z.string().check(z.trim(), z.minLength(1), z.maxLength(HOSTING_LIMITS.exampleLength), singleLine()))
   .check(z.maxLength(HOSTING_LIMITS.exampleCount));
 
 const allowedEmail = z.pipe(
@@ -93,20 +103,20 @@ const allowedEmailDomain = z.pipe(
 );
 
 export const updateHostingBody = z.object({
-  title: z.optional(z.string().check(z.trim(), z.minLength(1), z.maxLength(HOSTING_LIMITS.title))),
+  title: z.optional(z.string().check(z.trim(), z.minLength(1), z.maxLength(HOSTING_LIMITS.title), singleLine())),
   slug: z.optional(hostingSlug),
   logo: z.optional(z.nullable(httpsUrl)),
   ogImage: z.optional(z.nullable(httpsUrl)),
-  ogTitle: z.optional(z.nullable(z.string().check(z.trim(), z.maxLength(HOSTING_LIMITS.ogTitle)))),
-  ogDescription: z.optional(z.nullable(z.string().check(z.trim(), z.maxLength(HOSTING_LIMITS.ogDescription)))),
+  ogTitle: z.optional(z.nullable(z.string().check(z.trim(), z.maxLength(HOSTING_LIMITS.ogTitle), singleLine()))),
+  ogDescription: z.optional(z.nullable(z.string().check(z.trim(), z.maxLength(HOSTING_LIMITS.ogDescription), singleLine()))),
   protected: z.optional(z.boolean()),
   allowedEmails: z.optional(z.array(allowedEmail).check(z.maxLength(HOSTING_LIMITS.allowedEmails))),
   allowedEmailDomains: z.optional(z.array(allowedEmailDomain).check(z.maxLength(HOSTING_LIMITS.allowedEmailDomains))),
-  systemPrompt: z.optional(z.nullable(z.string().check(z.maxLength(HOSTING_LIMITS.systemPrompt)))),
+  systemPrompt: z.optional(z.nullable(z.string().check(z.maxLength(HOSTING_LIMITS.systemPrompt), multiLine()))),
   exampleQuestions: z.optional(shortList),
   exampleSearchQueries: z.optional(shortList),
-  welcomeMessage: z.optional(z.string().check(z.maxLength(HOSTING_LIMITS.welcomeMessage))),
-  citationMetadataPath: z.optional(z.string().check(z.maxLength(HOSTING_LIMITS.citationMetadataPath))),
+  welcomeMessage: z.optional(z.string().check(z.maxLength(HOSTING_LIMITS.welcomeMessage), multiLine())),
+  citationMetadataPath: z.optional(z.string().check(z.maxLength(HOSTING_LIMITS.citationMetadataPath), singleLine())),
   searchEnabled: z.optional(z.boolean()),
   rerankModel: z.optional(z.enum(RERANK_MODELS)),
   rerankLimit: z.optional(z.number().check(z.int(), z.gte(1), z.lte(100))),

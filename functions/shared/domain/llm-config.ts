@@ -1,6 +1,7 @@
 import * as z from "../platform/zod.ts";
 import { config } from "../platform/env.ts";
-import { defaultBedrockChatModel, LLM_PROVIDER_IDS, LLM_PROVIDERS, type LlmConfig, type LlmProviderId } from "../llm/registry.ts";
+import { chatModelAllowList, defaultBedrockChatModel, isAllowedChatModel, LLM_PROVIDER_IDS, LLM_PROVIDERS, type LlmConfig, type LlmProviderId } from "../llm/registry.ts";
+import { unprocessable } from "./errors.ts";
 
 export type { LlmConfig };
 
@@ -44,4 +45,18 @@ export function chooseChatModel(configured: LlmConfig | undefined, deployment: {
 /** The model that answers here: chooseChatModel with this deployment's default (DEFAULT_LLM, DEFAULT_CHAT_MODEL, its region). */
 export function chatModelHere(configured: LlmConfig | undefined): ChatModelChoice | null {
   return chooseChatModel(configured, { defaultLlm: config.defaultLlm(), region: config.awsRegion(), defaultChatModel: config.defaultChatModel() });
+}
+
+/**
+ * Refuses a Bedrock model the deployment does not allow (`-c chatModels=`), so no organization can
+ * run up the account's bill on a model the deployer did not choose: 422 naming the model. Models of
+ * an OpenAI-compatible endpoint are the caller's own account and bill; leaving the model out means
+ * the deployment's default, always allowed.
+ */
+export function assertChatModelAllowed(configured: LlmConfig | undefined, field = "llmConfig"): void {
+  if (configured?.provider !== "BEDROCK" || configured.model === undefined) return;
+  const allowed = chatModelAllowList(config.chatModels(), config.defaultChatModel());
+  if (!isAllowedChatModel(configured.model, allowed)) {
+    throw unprocessable(`${field}.model: the Bedrock model ${configured.model} is not allowed on this deployment; use one of ${allowed.join(", ")}, or leave the model out for the deployment's default.`);
+  }
 }

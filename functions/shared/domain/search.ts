@@ -36,6 +36,11 @@ export const retrievalFields = {
   rerank: z._default(z.boolean(), true),
   rerankLimit: z.optional(z.number().check(z.int(), z.gte(1), z.lte(100))),
   rerankModel: z.optional(z.enum(RERANK_MODELS)),
+  /**
+   * Hybrid only: the weight of semantic similarity against keyword (BM25) relevance, 0–1; by
+   * default the namespace's embedder's (embedding/registry.ts `hybridSemanticWeight`).
+   */
+  semanticWeight: z.optional(z.number().check(z.gte(0), z.lte(1))),
 };
 
 const SEARCH_MODES = ["semantic", "keyword", "hybrid"] as const;

@@ -40,7 +40,15 @@ export interface EmbeddingProviderRow {
    * every function that validates a namespace would otherwise bundle every provider.
    */
   readonly module: string;
+  /**
+   * The weight of semantic similarity in hybrid search when a request sets none (keyword BM25 has
+   * the rest): lower for an embedder weak on meaning. Measured by bench/retrieval-quality.ts.
+   */
+  readonly hybridSemanticWeight?: number;
 }
+
+/** The hybrid weight of semantic similarity for a provider that states none. */
+export const DEFAULT_HYBRID_SEMANTIC_WEIGHT = 0.5;
 
 export const EMBEDDING_PROVIDERS = {
   LOCAL: {
@@ -48,6 +56,10 @@ export const EMBEDDING_PROVIDERS = {
     models: { "local-hash-384": 384 },
     settings: {},
     module: "local-hash",
+    // Hashed words know what BM25 knows and less (no paraphrase): every weight above 0 measured
+    // worse than keyword alone (bench/retrieval-quality.ts), so BM25 ranks and similarity only
+    // orders its ties and the chunks without a query word.
+    hybridSemanticWeight: 0,
   },
   BEDROCK: {
     label: "Amazon Bedrock",

@@ -26,11 +26,16 @@ export interface LlmProviderRow {
   readonly module: string;
 }
 
-const modelId = z.string().check(z.trim(), z.minLength(1), z.maxLength(256));
+/** Model names, URLs and keys reach response headers and logs: one line, no control characters. */
+const oneLine = () => z.regex(/^[^\p{Cc}\u2028\u2029]*$/u, "must be one line, without line breaks or control characters");
+
+const modelId = z.string().check(z.trim(), z.minLength(1), z.maxLength(256), oneLine());
 
 const baseUrl = z.string().check(
   z.trim(),
   z.maxLength(2048),
+  // The URL parser drops tabs and line breaks silently; the stored value must not hold them either.
+  oneLine(),
   z.refine((value) => {
     try {
       const url = new URL(value);
@@ -50,7 +55,7 @@ export const LLM_PROVIDERS = {
   },
   OPENAI_COMPATIBLE: {
     label: "OpenAI-compatible endpoint",
-    settings: { baseUrl, model: modelId, apiKey: z.optional(z.string().check(z.trim(), z.minLength(1), z.maxLength(512))) },
+    settings: { baseUrl, model: modelId, apiKey: z.optional(z.string().check(z.trim(), z.minLength(1), z.maxLength(512), oneLine())) },
     module: "openai-compatible",
   },
 } as const satisfies Record<string, LlmProviderRow>;
@@ -74,4 +79,31 @@ const NOVA_LITE_PROFILES: Readonly<Record<string, readonly string[]>> = {
 
 export function defaultBedrockChatModel(region: string): string | undefined {
   return Object.entries(NOVA_LITE_PROFILES).find(([, regions]) => regions.includes(region))?.[0];
+}
+
+/**
+ * The Bedrock chat models a deployment accepts by default besides its own default model
+ * (`-c chatModels=` replaces them): Amazon's first-party Nova models, which need no Marketplace
+ * subscription and cost least per token. Each entry also admits its cross-Region inference
+ * profiles (`us.`, `eu.`, `apac.`, … prefixes), which run the same model.
+ */
+export const DEFAULT_CHAT_MODELS: readonly string[] = ["amazon.nova-micro-v1:0", "amazon.nova-lite-v1:0", "amazon.nova-pro-v1:0"];
+
+const GEOGRAPHY_PREFIX = /^(?:us|eu|apac|us-gov|jp|au|ca|global)\./;
+
+/** The model behind an id: a foundation-model or inference-profile ARN's last part, without a geography prefix. */
+function baseModel(model: string): string {
+  const fromArn = /^arn:[^:]+:bedrock:[^:]*:[^:]*:(?:foundation-model|inference-profile)\/(.+)$/.exec(model)?.[1] ?? model;
+  return fromArn.replace(GEOGRAPHY_PREFIX, "");
+}
+
+/** Whether a Bedrock model id (or inference profile, or their ARN) names a model on the allow-list. */
+export function isAllowedChatModel(model: string, allowed: readonly string[]): boolean {
+  const wanted = baseModel(model);
+  return allowed.some((entry) => entry === model || baseModel(entry) === wanted);
+}
+
+/** The allow-list a deployment runs with: the models given (or the default set) and its own default model. */
+export function chatModelAllowList(given: readonly string[] | null, defaultModel: string | null | undefined): string[] {
+  return [...new Set([...(given ?? DEFAULT_CHAT_MODELS), ...(defaultModel ? [defaultModel] : [])])];
 }

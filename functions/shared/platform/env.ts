@@ -31,6 +31,7 @@ export const config = {
   bucketName: () => required(ENV.bucketName),
   ingestQueueUrl: () => required(ENV.ingestQueueUrl),
   deleteQueueUrl: () => required(ENV.deleteQueueUrl),
+  mailQueueUrl: () => required(ENV.mailQueueUrl),
   stage: () => process.env[ENV.stage] ?? "dev",
   defaultEmbeddingProvider: () => process.env[ENV.defaultEmbeddingProvider] ?? "LOCAL",
   /** The reranker of namespaces without their own: BEDROCK deployed, NONE on the offline local stack. */
@@ -53,12 +54,21 @@ export const config = {
   defaultLlm: () => process.env[ENV.defaultLlm] ?? "NONE",
   /** The deployer's choice of Bedrock chat model (`-c chatModel=`); unset, the region's default (llm/registry.ts). */
   defaultChatModel: (): string | undefined => process.env[ENV.defaultChatModel] || undefined,
+  /** The Bedrock chat models callers may name (`-c chatModels=`, comma-separated); unset, the default set (llm/registry.ts). */
+  chatModels: (): string[] | null => {
+    const raw = process.env[ENV.chatModels];
+    return raw ? raw.split(",").map((model) => model.trim()).filter(Boolean) : null;
+  },
   /** `ses` deployed with a sender, `outbox` on the local stack, `none` otherwise (functions/shared/email/registry.ts). */
   emailBackend: () => process.env[ENV.emailBackend] ?? "none",
+  /** Whether sign-in mail can go out at all: told to the function that queues it, which sends nothing itself. */
+  emailBackendConfigured: () => (process.env[ENV.emailBackend] ?? "none") !== "none",
   emailSender: () => required(ENV.emailSender),
   emailOutboxDir: () => required(ENV.emailOutboxDir),
   vectorStoreBackend: () => process.env[ENV.vectorStoreBackend] ?? "embedded",
   vectorBucketName: () => required(ENV.vectorBucketName),
+  /** Vector buckets the partitions are hashed over (vector-store/s3-vectors.ts); 1: the stack's bucket only. */
+  vectorBucketSlots: () => positiveInt(ENV.vectorBucketSlots, 1),
   uploadUrlTtlSeconds: () => positiveInt(ENV.uploadUrlTtlSeconds, 3600),
   downloadUrlTtlSeconds: () => positiveInt(ENV.downloadUrlTtlSeconds, 3600),
   /** One upload limit for every format, replacing the registry's per-format limits; unset: the registry decides. */

@@ -18,3 +18,17 @@ export const deleteMessage = z.discriminatedUnion("kind", [
   z.object({ kind: z.literal("document"), documentId: z.string() }),
 ]);
 export type DeleteMessage = z.output<typeof deleteMessage>;
+
+/**
+ * A sign-in link asked for on a protected hosted page, for any address: whether the address may
+ * visit, and whether a link goes out, is decided by the mail worker, so the page answers every
+ * address with the same work and time. `pageUrl` is the page's URL as API Gateway reported it.
+ */
+export const mailMessage = z.object({
+  kind: z.literal("sign-in"),
+  namespaceId: z.string(),
+  slug: z.string(),
+  email: z.string(),
+  pageUrl: z.string(),
+});
+export type MailMessage = z.output<typeof mailMessage>;

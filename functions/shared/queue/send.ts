@@ -2,12 +2,18 @@ import { SendMessageBatchCommand, SendMessageCommand } from "@aws-sdk/client-sqs
 import { sqs } from "./client.ts";
 import { config } from "../platform/env.ts";
 import type { QueueName } from "./names.ts";
-import type { DeleteMessage, IngestMessage } from "./messages.ts";
+import type { DeleteMessage, IngestMessage, MailMessage } from "./messages.ts";
 
-type MessageOf<Q extends QueueName> = Q extends "ingest" ? IngestMessage : DeleteMessage;
+type MessageOf<Q extends QueueName> = Q extends "ingest" ? IngestMessage : Q extends "delete" ? DeleteMessage : MailMessage;
+
+const QUEUE_URL: Record<QueueName, () => string> = {
+  ingest: config.ingestQueueUrl,
+  delete: config.deleteQueueUrl,
+  mail: config.mailQueueUrl,
+};
 
 function queueUrl(queue: QueueName): string {
-  return queue === "ingest" ? config.ingestQueueUrl() : config.deleteQueueUrl();
+  return QUEUE_URL[queue]();
 }
 
 export async function enqueue<Q extends QueueName>(queue: Q, message: MessageOf<Q>, delaySeconds = 0): Promise<void> {

@@ -47,20 +47,6 @@ export function stagingSourceCopyKey(namespaceId: string, documentId: string, ru
   return `${stagingRunPrefix(namespaceId, documentId, runId)}${attemptId}/source`;
 }
 
-/** The keyword-index segments of one (namespace, tenant) partition. */
-export function keywordPartitionPrefix(namespaceId: string, tenantId: string | null): string {
-  return `${namespacePrefix(namespaceId)}keyword/${tenantId === null ? "_" : `t-${tenantId}`}/`;
-}
-
-export function keywordDocumentPrefix(namespaceId: string, tenantId: string | null, documentId: string): string {
-  return `${keywordPartitionPrefix(namespaceId, tenantId)}${documentId}/`;
-}
-
-/** One immutable segment per document run; replaced by the next run's, removed with the document. */
-export function keywordSegmentKey(namespaceId: string, tenantId: string | null, documentId: string, runId: string): string {
-  return `${keywordDocumentPrefix(namespaceId, tenantId, documentId)}${runId}.json`;
-}
-
 export function documentSourceKey(namespaceId: string, documentId: string): string {
   return `${documentPrefix(namespaceId, documentId)}source.txt`;
 }

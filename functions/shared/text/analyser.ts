@@ -86,3 +86,21 @@ export function tokenSpans(text: string): { start: number; end: number; word: st
   }
   return spans;
 }
+
+// Pictographs and other symbols carry meaning in a query ("🍕", "©") but are no word to tokenize:
+// full-text search keeps each as a term of its own, so an emoji-only query finds what contains it.
+const SYMBOL_PATTERN = /\p{Extended_Pictographic}|\p{So}/gu;
+const ONLY_MARKS = /^\p{M}+$/u;
+
+/**
+ * The terms full-text search indexes and queries with (the embedded store's BM25): the words of
+ * `tokenize`, stemmed, then every pictograph or symbol character. CJK text is split into characters
+ * by `tokenize`, so a CJK query matches the chunks that contain its characters.
+ */
+export function searchTerms(text: string): string[] {
+  // A lone combining mark (an emoji's variation selector) is no term.
+  const terms = tokenize(text).filter((token) => !ONLY_MARKS.test(token)).map(stem);
+  const symbols = text.normalize("NFKC").match(SYMBOL_PATTERN);
+  if (symbols) for (const symbol of symbols) terms.push(symbol);
+  return terms;
+}

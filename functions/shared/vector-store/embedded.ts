@@ -6,6 +6,8 @@ import { clampTopK, type StoredVector, type VectorMatch, type VectorQueryOptions
 import { type VectorPartition } from "../domain/partitions.ts";
 import { type MetadataValue } from "../domain/metadata-filter.ts";
 import { recordViolation, S3_VECTORS_LIMITS, VectorQuotaError, VectorValidationError, vectorViolation } from "./limits.ts";
+import MiniSearch from "minisearch";
+import { searchTerms } from "../text/analyser.ts";
 
 /**
  * The local-mode vector store: exact (brute-force) cosine search in process memory. Each partition
@@ -20,6 +22,10 @@ import { recordViolation, S3_VECTORS_LIMITS, VectorQuotaError, VectorValidationE
  * It refuses what S3 Vectors refuses, with the same errors (see limits.ts): zero or non-finite
  * vectors, metadata over the key count or size limits, dimensions outside 1–4,096, and a partition
  * beyond the bucket's index quota, counted as S3 Vectors would count its indexes.
+ *
+ * Full-text search (what S3 Vectors answers from `queryTexts`) is BM25 from MiniSearch: each
+ * partition keeps an inverted index of its chunk texts, updated with every write and delete and
+ * saved in the same snapshot, so a query reads only the postings of its own terms.
  */
 
 interface Partition {
@@ -33,11 +39,80 @@ interface Partition {
   texts: string[];
   metadata: Record<string, MetadataValue>[];
   slots: Map<string, number>;
+  /** BM25 over the chunk texts, by key. */
+  text: MiniSearch<TextDocument>;
 }
 
-const INITIAL_CAPACITY = 64;
+interface TextDocument {
+  key: string;
+  text: string;
+}
+
+/**
+ * Classic BM25 (Robertson's k1 and b, no BM25+ floor), the ranking S3 Vectors documents for
+ * full-text search, over the service's own terms (text/analyser.ts `searchTerms`).
+ */
+const BM25 = { k: 1.2, b: 0.75, d: 0 };
+const TEXT_INDEX_OPTIONS = {
+  idField: "key",
+  fields: ["text"],
+  storeFields: [],
+  tokenize: searchTerms,
+  // `searchTerms` has lowercased and stemmed already.
+  processTerm: (term: string) => term,
+  searchOptions: { bm25: BM25 },
+};
+
+/** Terms in more than this share of a partition's chunks, and in more than COMMON_TERM_MIN_CHUNKS, are common. */
+const COMMON_TERM_SHARE = 0.05;
+const COMMON_TERM_MIN_CHUNKS = 2_000;
+
+/** MiniSearch 7.2's internals this store reads (the version is pinned; embedded-text-search.test.ts covers them). */
+interface MiniSearchInternals {
+  /** term → field id → chunk's short id → term frequency; deleted chunks linger until vacuumed. */
+  _index: { get(term: string): Map<number, Map<number, number>> | undefined };
+  _idToShortId: Map<string, number>;
+  _fieldLength: Map<number, number[]>;
+  _avgFieldLength: number[];
+}
+
+const internals = (index: MiniSearch<TextDocument>) => index as unknown as MiniSearchInternals;
+
+/** How many chunks hold `term` (as MiniSearch counts it for BM25's idf). */
+function documentFrequency(index: MiniSearch<TextDocument>, term: string): number {
+  return internals(index)._index.get(term)?.get(0)?.size ?? 0;
+}
+
+/** What `terms` add to one chunk's BM25 sum, by MiniSearch's own formula and statistics, and how many it holds. */
+function commonTermsScore(index: MiniSearch<TextDocument>, key: string, terms: string[]): { score: number; matched: number } {
+  const inner = internals(index);
+  const shortId = inner._idToShortId.get(key);
+  if (shortId === undefined) return { score: 0, matched: 0 };
+  const length = inner._fieldLength.get(shortId)?.[0] ?? 0;
+  const normalised = BM25.k * (1 - BM25.b + (BM25.b * length) / inner._avgFieldLength[0]!);
+  let score = 0;
+  let matched = 0;
+  for (const term of terms) {
+    const postings = inner._index.get(term)?.get(0);
+    const frequency = postings?.get(shortId);
+    if (!postings || !frequency) continue;
+    const idf = Math.log(1 + (index.documentCount - postings.size + 0.5) / (postings.size + 0.5));
+    score += idf * (BM25.d + (frequency * (BM25.k + 1)) / (frequency + normalised));
+    matched += 1;
+  }
+  return { score, matched };
+}
+
+function newTextIndex(): MiniSearch<TextDocument> {
+  return new MiniSearch<TextDocument>(TEXT_INDEX_OPTIONS);
+}
+
+// Small: a store may hold many small partitions (one per tenant); growth doubles.
+const INITIAL_CAPACITY = 8;
 const LIST_PAGE_SIZE = 1000;
-const FILE_MAGIC = "KISVEC01";
+const FILE_MAGIC = "KISVEC02";
+/** Snapshots from before full-text search: their text indexes are rebuilt from the texts on load. */
+const FILE_MAGIC_WITHOUT_TEXT_INDEX = "KISVEC01";
 
 function partitionId(namespaceId: string, tenantId: string | null): string {
   // JSON keeps "no tenant" (null) distinct from every tenant id, including an empty string.
@@ -125,6 +200,9 @@ export class EmbeddedVectorStore implements VectorStore {
         this.ensureCapacity(target, target.count);
         target.slots.set(record.key, slot);
         target.keys[slot] = record.key;
+        target.text.add({ key: record.key, text: record.text });
+      } else {
+        target.text.replace({ key: record.key, text: record.text });
       }
       writeNormalized(target.vectors, slot * target.dimension, record.vector);
       target.texts[slot] = record.text;
@@ -165,6 +243,7 @@ export class EmbeddedVectorStore implements VectorStore {
       target.texts.length = last;
       target.metadata.length = last;
       target.slots.delete(key);
+      target.text.discard(key);
       target.count = last;
     }
   }
@@ -225,6 +304,65 @@ export class EmbeddedVectorStore implements VectorStore {
     return best.slots.map((slot, rank) => ({
       key: target.keys[slot]!,
       score: Math.min(1, Math.max(0, (1 + best.scores[rank]!) / 2)),
+      text: target.texts[slot]!,
+      metadata: copyMetadata(target.metadata[slot]!),
+    }));
+  }
+
+  async queryText(partition: VectorPartition, text: string, options: VectorQueryOptions): Promise<VectorMatch[]> {
+    return this.queryTextSync(partition, text, options);
+  }
+
+  /**
+   * BM25 over the partition's chunk texts, each distinct query term once. A term in more than
+   * `COMMON_TERM_SHARE` of a large partition's chunks ("the", "data") weighs little and has a
+   * posting list as long as the partition, so, as in a search engine's common-terms query, chunks are
+   * found by the query's rarer terms (MiniSearch's BM25 over their short postings) and the common
+   * terms then add their BM25 to those chunks only, looked up chunk by chunk. A query of common terms
+   * only is found by the rarest of them. When that leaves fewer than k matches (after the filter),
+   * every chunk with any query term is scored.
+   */
+  queryTextSync(partition: VectorPartition, text: string, options: VectorQueryOptions): VectorMatch[] {
+    const target = this.partitionFor(partition, false);
+    const k = clampTopK(options.topK);
+    if (!target || target.count === 0 || k === 0) return [];
+    const terms = [...new Set(searchTerms(text))];
+    if (terms.length === 0) return [];
+    const index = target.text;
+    const asTerms = { tokenize: (term: string) => [term] };
+    const query = (subset: string[]) => ({ combineWith: "OR" as const, queries: subset });
+    const cutoff = Math.max(COMMON_TERM_MIN_CHUNKS, index.documentCount * COMMON_TERM_SHARE);
+    const frequencies = new Map(terms.map((term) => [term, documentFrequency(index, term)] as const));
+    const common = terms.filter((term) => frequencies.get(term)! > cutoff);
+    if (common.length > 0) {
+      let anchors = terms.filter((term) => frequencies.get(term)! <= cutoff);
+      if (anchors.length === 0) anchors = [common.reduce((rarest, term) => (frequencies.get(term)! < frequencies.get(rarest)! ? term : rarest))];
+      const others = terms.filter((term) => !anchors.includes(term));
+      const found = index.search(query(anchors), asTerms);
+      for (const result of found) {
+        // MiniSearch's score is the BM25 sum times the number of query terms the chunk holds.
+        const added = commonTermsScore(index, result.id as string, others);
+        result.score = (result.score / result.terms.length + added.score) * (result.terms.length + added.matched);
+      }
+      const best = this.bestTextMatches(target, found, k, options);
+      if (best.length === k) return best;
+    }
+    return this.bestTextMatches(target, index.search(query(terms), asTerms), k, options);
+  }
+
+  /** The best k of scored results that pass the filter, ties by key as in `querySync`. */
+  private bestTextMatches(target: Partition, results: { id: unknown; score: number }[], k: number, options: VectorQueryOptions): VectorMatch[] {
+    const filter = options.filter;
+    const best = new TopK(k, target.keys);
+    for (const result of results) {
+      const slot = target.slots.get(result.id as string);
+      if (slot === undefined || result.score < best.floor) continue;
+      if (filter && !matchesFilter(target.metadata[slot]!, filter)) continue;
+      best.offer(result.score, slot);
+    }
+    return best.slots.map((slot, rank) => ({
+      key: target.keys[slot]!,
+      score: best.scores[rank]!,
       text: target.texts[slot]!,
       metadata: copyMetadata(target.metadata[slot]!),
     }));
@@ -308,8 +446,8 @@ export class EmbeddedVectorStore implements VectorStore {
   /**
    * Writes every partition to `file`, atomically (a temporary file renamed over the old one), so a
    * crash mid-save leaves the previous snapshot. Format: the magic, a partition count, then per
-   * partition a length-prefixed JSON header (ids, keys, texts, metadata) followed by its vectors as
-   * raw little-endian float32.
+   * partition a length-prefixed JSON header (ids, keys, texts, metadata), its vectors as raw
+   * little-endian float32, and its full-text index (length-prefixed MiniSearch JSON).
    */
   async saveTo(file: string): Promise<void> {
     assertLittleEndian();
@@ -330,6 +468,8 @@ export class EmbeddedVectorStore implements VectorStore {
       );
       chunks.push(u32(header.length), header);
       chunks.push(new Uint8Array(p.vectors.buffer, p.vectors.byteOffset, p.count * p.dimension * 4).slice());
+      const textIndex = Buffer.from(JSON.stringify(p.text), "utf8");
+      chunks.push(u32(textIndex.length), textIndex);
     }
     await mkdir(dirname(file), { recursive: true });
     const temporary = `${file}.${process.pid}.tmp`;
@@ -359,7 +499,8 @@ export class EmbeddedVectorStore implements VectorStore {
       if ((error as { code?: string }).code === "ENOENT") return false;
       throw error;
     }
-    if (data.subarray(0, 8).toString("ascii") !== FILE_MAGIC) throw new Error(`${file} is not a vector store snapshot`);
+    const magic = data.subarray(0, 8).toString("ascii");
+    if (magic !== FILE_MAGIC && magic !== FILE_MAGIC_WITHOUT_TEXT_INDEX) throw new Error(`${file} is not a vector store snapshot`);
     const loaded = new Map<string, Partition>();
     let offset = 8;
     const partitionCount = data.readUInt32LE(offset);
@@ -385,7 +526,17 @@ export class EmbeddedVectorStore implements VectorStore {
       offset += floats * 4;
       const slots = new Map<string, number>();
       header.keys.forEach((key, slot) => slots.set(key, slot));
-      loaded.set(partitionId(header.namespaceId, header.tenantId), { ...header, vectors, slots });
+      let text: MiniSearch<TextDocument>;
+      if (magic === FILE_MAGIC) {
+        const length = data.readUInt32LE(offset);
+        offset += 4;
+        text = MiniSearch.loadJSON<TextDocument>(data.subarray(offset, offset + length).toString("utf8"), TEXT_INDEX_OPTIONS);
+        offset += length;
+      } else {
+        text = newTextIndex();
+        text.addAll(header.keys.map((key, slot) => ({ key, text: header.texts[slot]! })));
+      }
+      loaded.set(partitionId(header.namespaceId, header.tenantId), { ...header, vectors, slots, text });
     }
     this.partitions.clear();
     for (const [id, partition] of loaded) this.partitions.set(id, partition);
@@ -406,6 +557,7 @@ export class EmbeddedVectorStore implements VectorStore {
         texts: [],
         metadata: [],
         slots: new Map(),
+        text: newTextIndex(),
       };
       this.partitions.set(id, found);
     }

@@ -39,13 +39,17 @@ export function indexCeiling(): number {
   return ceiling;
 }
 
-export async function indexUsage(store: VectorStore, options: { fresh?: boolean } = {}): Promise<IndexUsage> {
+export async function indexUsage(
+  store: VectorStore,
+  options: { fresh?: boolean; partition?: Pick<VectorPartition, "namespaceId" | "tenantId"> } = {},
+): Promise<IndexUsage> {
   return { indexes: await store.countIndexes(options), ceiling: indexCeiling(), quota: S3_VECTORS_LIMITS.maxIndexesPerBucket };
 }
 
 /** Throws PartitionCeilingError when writing to `partition` would create indexes past the ceiling. */
 export async function assertRoomForPartition(store: VectorStore, partition: Pick<VectorPartition, "namespaceId" | "tenantId">): Promise<void> {
-  const usage = await indexUsage(store);
+  // The quota is per bucket: the one this partition's index goes to.
+  const usage = await indexUsage(store, { partition });
   // A new partition creates at most two indexes; below the ceiling by that much, nothing to look up.
   if (usage.indexes + 2 <= usage.ceiling) return;
   const needed = await store.indexesNeededFor(partition);

@@ -35,8 +35,9 @@ export const VECTOR_STORES = {
       count: ["s3vectors:ListIndexes", "s3vectors:GetIndex"],
       // QueryVectors needs GetVectors as well as soon as it filters on metadata or returns it.
       query: ["s3vectors:QueryVectors", "s3vectors:GetVectors"],
-      // Writing creates a partition's index (and its namespace's registry entry) on first use.
-      write: ["s3vectors:PutVectors", "s3vectors:CreateIndex"],
+      // Writing creates a partition's index (and its namespace's registry entry) on first use, and
+      // the vector bucket of its slot on that bucket's first index (no tenant ceiling).
+      write: ["s3vectors:PutVectors", "s3vectors:CreateIndex", "s3vectors:CreateVectorBucket"],
       // A re-ingest reuses the previous run's vectors of unchanged chunks (embedding reuse).
       read: ["s3vectors:GetVectors"],
       // Dropping a partition deletes its index and its registry entry, and reads what remains.

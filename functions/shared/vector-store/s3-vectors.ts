@@ -6,6 +6,7 @@ import { logger } from "../platform/logger.ts";
 import { observed } from "../platform/sdk-observer.ts";
 import { lazyImport } from "../platform/lazy-import.ts";
 import { toS3VectorsFilter } from "./s3-vectors-filter.ts";
+import { bm25ScoresOf, type QueryText, type TextSearchConfiguration, withWireFields, type WireOutput } from "./s3-vectors-wire.ts";
 import { clampTopK, type StoredVector, type VectorMatch, type VectorQueryOptions, type VectorRecord, type VectorStore } from "./types.ts";
 import { type VectorPartition } from "../domain/partitions.ts";
 import { type MetadataValue } from "../domain/metadata-filter.ts";
@@ -23,7 +24,17 @@ import {
 /**
  * The deployed store: Amazon S3 Vectors, one vector index per (namespace, tenant) partition, so
  * isolation is structural rather than a filter someone could forget. Indexes are created on the
- * first write to a partition. Chunk text rides along as non-filterable metadata `text`.
+ * first write to a partition. Chunk text rides along as non-filterable metadata `text`, which is
+ * also the index's full-text-searchable field: indexes are created in `ENHANCED` mode with a text
+ * search configuration for it, so `queryText` is S3 Vectors' own BM25 (`queryTexts`) and nothing
+ * is loaded into the function. Indexes created before that are upgraded by
+ * `npm run vector-indexes -- upgrade` (scripts/vector-indexes.ts).
+ *
+ * No tenant ceiling: with `bucketSlots` above 1 (VECTOR_BUCKET_SLOTS; the CDK sets 128) indexes are
+ * spread over that many vector buckets by their name's hash (slot 0 is the stack's bucket, slot n
+ * the bucket named `<stack bucket>-<n>`, created on first use), each holding up to S3 Vectors'
+ * 10,000 indexes. An index not found in its bucket is looked for in the stack's bucket, where every
+ * index lived before slots: `vector-indexes upgrade` moves them to theirs.
  *
  * A partition's index name is a hash, from which the tenant cannot be recovered, so each namespace
  * also has a small registry index (`r-<hash>`) holding one dimension-1 vector per partition, keyed by
@@ -36,6 +47,10 @@ const LIST_PAGE = S3_VECTORS_LIMITS.maxListVectorsPage;
 // Batches are cut well below the request payload limit: their size is an estimate.
 const PUT_PAYLOAD_BUDGET = Math.floor(S3_VECTORS_LIMITS.maxRequestBytes * 0.8);
 const NULL_TENANT_KEY = "-";
+/** The partition indexes' full-text field: the chunk text, with the standard analyzer. */
+export const TEXT_SEARCH_CONFIGURATIONS: TextSearchConfiguration[] = [{ metadataKey: TEXT_METADATA_KEY }];
+/** Filters apply before the search in this mode, and full-text search needs it. */
+export const INDEX_MODE = "ENHANCED";
 /** How long a count of the bucket's indexes is trusted (listing 10,000 indexes takes 20 calls). */
 const INDEX_COUNT_TTL_MS = 60_000;
 
@@ -55,6 +70,8 @@ export interface S3VectorsStoreOptions {
   maxRetryDelayMs?: number;
   /** Injected in tests; Date.now by default. */
   now?: () => number;
+  /** Vector buckets indexes are hashed over; 1 (the default): `vectorBucketName` only. */
+  bucketSlots?: number;
 }
 
 function hex40(value: string): string {
@@ -117,7 +134,8 @@ export class S3VectorsStore implements VectorStore {
   private readonly retryBaseDelayMs: number;
   private readonly maxRetryDelayMs: number;
   private readonly now: () => number;
-  private indexCount: { count: number; at: number } | undefined;
+  private readonly slots: number;
+  private readonly indexCounts = new Map<string, { count: number; at: number }>();
 
   constructor(options: S3VectorsStoreOptions) {
     this.client = options.client;
@@ -126,6 +144,37 @@ export class S3VectorsStore implements VectorStore {
     this.retryBaseDelayMs = options.retryBaseDelayMs ?? 200;
     this.maxRetryDelayMs = options.maxRetryDelayMs ?? 5_000;
     this.now = options.now ?? Date.now;
+    this.slots = Math.max(1, Math.floor(options.bucketSlots ?? 1));
+    if (this.slots > 1 && `${this.bucket}-${this.slots - 1}`.length > 63) {
+      throw new Error(`vector bucket name ${this.bucket} is too long for ${this.slots} slots (bucket names have at most 63 characters)`);
+    }
+  }
+
+  /** The bucket an index lives in: its slot by the hash in its name (`p-`/`r-`/`u-` + 40 hex). */
+  bucketOf(indexName: string): string {
+    if (this.slots <= 1) return this.bucket;
+    const slot = Number.parseInt(indexName.slice(2, 10), 16) % this.slots;
+    return slot === 0 || Number.isNaN(slot) ? this.bucket : `${this.bucket}-${slot}`;
+  }
+
+  /** Every bucket indexes may be in: the stack's, then the slots'. */
+  private allBuckets(): string[] {
+    return [this.bucket, ...Array.from({ length: this.slots - 1 }, (_, slot) => `${this.bucket}-${slot + 1}`)];
+  }
+
+  /**
+   * Runs `operation` on the index in its bucket and, when neither the index nor its bucket is found
+   * there, in the stack's bucket, where indexes from before slots may still be (the last
+   * NotFoundException is the caller's).
+   */
+  private async onIndex<T>(indexName: string, operation: (bucket: string) => Promise<T>): Promise<T> {
+    const home = this.bucketOf(indexName);
+    try {
+      return await operation(home);
+    } catch (error) {
+      if (!isNotFound(error) || home === this.bucket) throw error;
+      return operation(this.bucket);
+    }
   }
 
   /** The SDK and the client, loading the one and creating the other on first use. */
@@ -156,7 +205,7 @@ export class S3VectorsStore implements VectorStore {
         data: { float32: Array.from(record.vector) },
         metadata: storedMetadata(record),
       }));
-      const put = () => this.retrying(() => client.send(new sdk.PutVectorsCommand({ vectorBucketName: this.bucket, indexName, vectors })));
+      const put = () => this.onIndex(indexName, (bucket) => this.retrying(() => client.send(new sdk.PutVectorsCommand({ vectorBucketName: bucket, indexName, vectors }))));
       try {
         await put();
       } catch (error) {
@@ -177,7 +226,7 @@ export class S3VectorsStore implements VectorStore {
       const batch = keys.slice(start, start + S3_VECTORS_LIMITS.maxKeysPerGet);
       try {
         const result = await this.retrying(() =>
-          client.send(new sdk.GetVectorsCommand({ vectorBucketName: this.bucket, indexName, keys: batch, returnData: true, returnMetadata: true })),
+          this.onIndex(indexName, (bucket) => client.send(new sdk.GetVectorsCommand({ vectorBucketName: bucket, indexName, keys: batch, returnData: true, returnMetadata: true }))),
         );
         for (const vector of result.vectors ?? []) {
           const text = (vector.metadata as Record<string, unknown> | undefined)?.[TEXT_METADATA_KEY];
@@ -199,7 +248,7 @@ export class S3VectorsStore implements VectorStore {
     for (let start = 0; start < keys.length; start += DELETE_BATCH) {
       const batch = keys.slice(start, start + DELETE_BATCH);
       try {
-        await this.retrying(() => client.send(new sdk.DeleteVectorsCommand({ vectorBucketName: this.bucket, indexName, keys: batch })));
+        await this.onIndex(indexName, (bucket) => this.retrying(() => client.send(new sdk.DeleteVectorsCommand({ vectorBucketName: bucket, indexName, keys: batch }))));
       } catch (error) {
         // No index means nothing was ever written (or it was dropped): nothing to delete.
         if (isNotFound(error)) return;
@@ -221,17 +270,19 @@ export class S3VectorsStore implements VectorStore {
     const filter = toS3VectorsFilter(options.filter);
     let response;
     try {
-      response = await this.retrying(() =>
-        client.send(
-          new sdk.QueryVectorsCommand({
-            vectorBucketName: this.bucket,
-            indexName,
-            topK,
-            queryVector: { float32: Array.from(vector) },
-            ...(filter ? { filter } : {}),
-            returnMetadata: true,
-            returnDistance: true,
-          }),
+      response = await this.onIndex(indexName, (bucket) =>
+        this.retrying(() =>
+          client.send(
+            new sdk.QueryVectorsCommand({
+              vectorBucketName: bucket,
+              indexName,
+              topK,
+              queryVector: { float32: Array.from(vector) },
+              ...(filter ? { filter } : {}),
+              returnMetadata: true,
+              returnDistance: true,
+            }),
+          ),
         ),
       );
     } catch (error) {
@@ -251,33 +302,75 @@ export class S3VectorsStore implements VectorStore {
     return matches.sort((a, b) => b.score - a.score);
   }
 
+  /**
+   * S3 Vectors' full-text search: `queryTexts` on the chunk text and no `queryVector`, so the
+   * service ranks by BM25 alone. Scores are the service's BM25 scores; an answer without them is
+   * ranked as returned.
+   */
+  async queryText(partition: VectorPartition, text: string, options: VectorQueryOptions): Promise<VectorMatch[]> {
+    const topK = clampTopK(options.topK);
+    if (topK === 0 || text.trim() === "") return [];
+    const { sdk, client } = await this.connect();
+    const indexName = partitionIndexName(partition.namespaceId, partition.tenantId);
+    const filter = toS3VectorsFilter(options.filter);
+    const queryTexts: QueryText[] = [{ metadataKey: TEXT_METADATA_KEY, text }];
+    let response: WireOutput & { vectors?: { key?: string; metadata?: unknown }[] };
+    try {
+      response = await this.onIndex(indexName, (bucket) =>
+        this.retrying(() =>
+          client.send(
+            withWireFields(
+              // The SDK's type wants a queryVector; a text-only query leaves it out on purpose.
+              new sdk.QueryVectorsCommand({ vectorBucketName: bucket, indexName, topK, ...(filter ? { filter } : {}), returnMetadata: true } as never),
+              { queryTexts, returnScores: true },
+            ),
+          ),
+        ),
+      );
+    } catch (error) {
+      if (isNotFound(error)) return [];
+      throw error;
+    }
+    const scores = bm25ScoresOf(response);
+    const found = response.vectors ?? [];
+    const matches: VectorMatch[] = [];
+    found.forEach((vector, rank) => {
+      if (!vector.key) return;
+      const { [TEXT_METADATA_KEY]: chunkText, ...metadata } = (vector.metadata ?? {}) as Record<string, unknown>;
+      const score = scores.get(vector.key) ?? (found.length - rank) / found.length;
+      matches.push({ key: vector.key, score, text: typeof chunkText === "string" ? chunkText : "", metadata: metadata as Record<string, MetadataValue> });
+    });
+    return matches.sort((a, b) => b.score - a.score);
+  }
+
   async *listKeys(partition: VectorPartition): AsyncIterable<string[]> {
-    yield* this.listIndexKeys(partitionIndexName(partition.namespaceId, partition.tenantId));
+    const indexName = partitionIndexName(partition.namespaceId, partition.tenantId);
+    for (const bucket of new Set([this.bucketOf(indexName), this.bucket])) yield* this.listIndexKeys(indexName, bucket);
   }
 
   async dropPartition(partition: VectorPartition): Promise<void> {
     const { sdk, client } = await this.connect();
     const indexName = partitionIndexName(partition.namespaceId, partition.tenantId);
-    await this.ignoringNotFound(() =>
-      this.retrying(() => client.send(new sdk.DeleteIndexCommand({ vectorBucketName: this.bucket, indexName }))),
-    );
     const registry = registryIndexName(partition.namespaceId);
     const key = registryKey(partition.tenantId);
-    await this.ignoringNotFound(() =>
-      this.retrying(() => client.send(new sdk.DeleteVectorsCommand({ vectorBucketName: this.bucket, indexName: registry, keys: [key] }))),
-    );
-    this.indexCount = undefined;
-    // The registry goes with the namespace's last partition, so deleted namespaces leave no index
-    // behind (indexes count against a per-bucket quota).
-    const remaining = await this.ignoringNotFound(() =>
-      this.retrying(() =>
-        client.send(new sdk.ListVectorsCommand({ vectorBucketName: this.bucket, indexName: registry, maxResults: 1 })),
-      ),
-    );
-    if (remaining && (remaining.vectors ?? []).length === 0) {
+    // In its bucket and in the stack's, where it may be from before slots.
+    for (const bucket of new Set([this.bucketOf(indexName), this.bucket])) {
+      await this.ignoringNotFound(() => this.retrying(() => client.send(new sdk.DeleteIndexCommand({ vectorBucketName: bucket, indexName }))));
+      this.indexCounts.delete(bucket);
+    }
+    for (const bucket of new Set([this.bucketOf(registry), this.bucket])) {
       await this.ignoringNotFound(() =>
-        this.retrying(() => client.send(new sdk.DeleteIndexCommand({ vectorBucketName: this.bucket, indexName: registry }))),
+        this.retrying(() => client.send(new sdk.DeleteVectorsCommand({ vectorBucketName: bucket, indexName: registry, keys: [key] }))),
       );
+      // The registry goes with the namespace's last partition, so deleted namespaces leave no index
+      // behind (indexes count against a per-bucket quota).
+      const remaining = await this.ignoringNotFound(() =>
+        this.retrying(() => client.send(new sdk.ListVectorsCommand({ vectorBucketName: bucket, indexName: registry, maxResults: 1 }))),
+      );
+      if (remaining && (remaining.vectors ?? []).length === 0) {
+        await this.ignoringNotFound(() => this.retrying(() => client.send(new sdk.DeleteIndexCommand({ vectorBucketName: bucket, indexName: registry }))));
+      }
+      this.indexCounts.delete(bucket);
     }
   }
 
@@ -286,35 +379,162 @@ export class S3VectorsStore implements VectorStore {
    * creations meanwhile): admission checks run on every ingest-job request, and the ceiling they
    * check against leaves room for what other writers create within that minute.
    */
-  async countIndexes(options: { fresh?: boolean } = {}): Promise<number> {
-    if (!options.fresh && this.indexCount && this.now() - this.indexCount.at < INDEX_COUNT_TTL_MS) return this.indexCount.count;
+  async countIndexes(options: { fresh?: boolean; partition?: Pick<VectorPartition, "namespaceId" | "tenantId"> } = {}): Promise<number> {
+    const bucket = options.partition ? this.bucketOf(partitionIndexName(options.partition.namespaceId, options.partition.tenantId)) : this.bucket;
+    const cached = this.indexCounts.get(bucket);
+    if (!options.fresh && cached && this.now() - cached.at < INDEX_COUNT_TTL_MS) return cached.count;
     let count = 0;
-    for await (const names of this.indexNamePages()) count += names.length;
-    this.indexCount = { count, at: this.now() };
+    for await (const names of this.indexNamePages(bucket)) count += names.length;
+    this.indexCounts.set(bucket, { count, at: this.now() });
     return count;
   }
 
+  /** Indexes per bucket that exists, for the operator's count. */
+  async countIndexesByBucket(): Promise<Map<string, number>> {
+    const counts = new Map<string, number>();
+    for (const bucket of this.allBuckets()) {
+      let count = 0;
+      try {
+        for await (const names of this.indexNamePages(bucket)) count += names.length;
+      } catch (error) {
+        if (isNotFound(error)) continue;
+        throw error;
+      }
+      counts.set(bucket, count);
+    }
+    return counts;
+  }
+
   /**
-   * Deletes every index of the bucket (and so every vector), for an operator emptying a stage's
-   * bucket before `cdk destroy`: CloudFormation cannot delete a vector bucket that holds indexes.
+   * Deletes every index of the buckets (and so every vector), then the slot buckets, for an operator
+   * emptying a stage before `cdk destroy`: CloudFormation cannot delete a vector bucket that holds
+   * indexes, and knows nothing of the slot buckets the service created.
    */
   async deleteAllIndexes(): Promise<number> {
     const { sdk, client } = await this.connect();
     let deleted = 0;
-    // Listed again after each page is deleted: deleting while paging would skip entries.
-    for (;;) {
-      const page = (await this.indexNamePages().next()).value as string[] | undefined;
-      if (!page || page.length === 0) break;
-      for (const indexName of page) {
-        await this.ignoringNotFound(() => this.retrying(() => client.send(new sdk.DeleteIndexCommand({ vectorBucketName: this.bucket, indexName }))));
-        deleted += 1;
+    for (const bucket of this.allBuckets()) {
+      // Listed again after each page is deleted: deleting while paging would skip entries.
+      for (;;) {
+        let page: string[] | undefined;
+        try {
+          page = (await this.indexNamePages(bucket).next()).value as string[] | undefined;
+        } catch (error) {
+          if (isNotFound(error)) break;
+          throw error;
+        }
+        if (!page || page.length === 0) break;
+        for (const indexName of page) {
+          await this.ignoringNotFound(() => this.retrying(() => client.send(new sdk.DeleteIndexCommand({ vectorBucketName: bucket, indexName }))));
+          deleted += 1;
+        }
       }
+      if (bucket !== this.bucket) await this.ignoringNotFound(() => this.retrying(() => client.send(new sdk.DeleteVectorBucketCommand({ vectorBucketName: bucket }))));
+      this.indexCounts.delete(bucket);
     }
-    this.indexCount = undefined;
     return deleted;
   }
 
-  private async *indexNamePages(): AsyncGenerator<string[]> {
+  /**
+   * Brings every index to where and how the store now keeps it: a partition index created before
+   * full-text search (not `ENHANCED`, or without the text field's configuration) is rebuilt as one
+   * that has it, and an index outside its slot's bucket (from before slots) is moved there; a
+   * registry is merged into its slot's. A partition's vectors are copied to a holding index `u-…` in
+   * its bucket, the old index is deleted, the new one created and the vectors copied back. Safe to
+   * run again after a crash at any step (the holding index is the copy of record while it exists).
+   * Writes made to a partition while it is moved can be lost: run it while ingestion is paused.
+   */
+  async upgradeIndexes(log: (line: string) => void = () => {}): Promise<{ upgraded: number; current: number }> {
+    const { sdk, client } = await this.connect();
+    let upgraded = 0;
+    let current = 0;
+    const deleteIndex = (bucket: string, indexName: string) =>
+      this.ignoringNotFound(() => this.retrying(() => client.send(new sdk.DeleteIndexCommand({ vectorBucketName: bucket, indexName }))));
+    for (const bucket of this.allBuckets()) {
+      const names: string[] = [];
+      try {
+        for await (const page of this.indexNamePages(bucket)) names.push(...page);
+      } catch (error) {
+        if (isNotFound(error)) continue;
+        throw error;
+      }
+      for (const name of names.sort()) {
+        const home = this.bucketOf(name);
+        if (name.startsWith("r-")) {
+          if (bucket === home) continue;
+          await this.createIndex(name, 1, "euclidean", [], "-", false);
+          await this.copyVectors(bucket, name, home, name);
+          await deleteIndex(bucket, name);
+          log(`${name}: registry moved to ${home}`);
+          continue;
+        }
+        if (!name.startsWith("p-") && !name.startsWith("u-")) continue;
+        const target = `p-${name.slice(2)}`;
+        const holding = `u-${name.slice(2)}`;
+        if (name.startsWith("p-")) {
+          const found = (await this.ignoringNotFound(() =>
+            this.retrying(() => client.send(withWireFields(new sdk.GetIndexCommand({ vectorBucketName: bucket, indexName: name }), {}))),
+          )) as (WireOutput & { index?: { dimension?: number } }) | undefined;
+          const described = found?.$wire?.index as { indexMode?: string; metadataConfiguration?: { textSearchConfigurations?: { metadataKey?: string }[] } } | undefined;
+          const searchable = described?.metadataConfiguration?.textSearchConfigurations?.some((entry) => entry.metadataKey === TEXT_METADATA_KEY) ?? false;
+          const dimension = found?.index?.dimension;
+          if (!found || !dimension) continue;
+          if (bucket === home && described?.indexMode === INDEX_MODE && searchable && !names.includes(holding)) {
+            current += 1;
+            continue;
+          }
+          await this.createIndex(holding, dimension, "cosine", [...NON_FILTERABLE_METADATA_KEYS], "-", true);
+          const held = await this.copyVectors(bucket, name, home, holding);
+          await deleteIndex(bucket, name);
+          log(`${name}: ${held} vectors held in ${holding}`);
+        } else if (bucket !== home) {
+          continue;
+        }
+        // From here the holding index is the copy of record (also when resuming after a crash).
+        const holdingIndex = (await this.ignoringNotFound(() => this.retrying(() => client.send(new sdk.GetIndexCommand({ vectorBucketName: home, indexName: holding })))))?.index;
+        if (!holdingIndex?.dimension) continue;
+        await this.createIndex(target, holdingIndex.dimension, "cosine", [...NON_FILTERABLE_METADATA_KEYS], "-", true);
+        const restored = await this.copyVectors(home, holding, home, target);
+        await deleteIndex(home, holding);
+        log(`${target}: rebuilt in ${home} for full-text search with ${restored} vectors`);
+        upgraded += 1;
+      }
+      this.indexCounts.delete(bucket);
+    }
+    return { upgraded, current };
+  }
+
+  /** Copies every vector (data and metadata) of one index into another; returns how many. */
+  private async copyVectors(fromBucket: string, from: string, toBucket: string, to: string): Promise<number> {
+    const { sdk, client } = await this.connect();
+    let nextToken: string | undefined;
+    let copied = 0;
+    do {
+      const token = nextToken;
+      const page = await this.retrying(() =>
+        client.send(
+          new sdk.ListVectorsCommand({
+            vectorBucketName: fromBucket,
+            indexName: from,
+            // Pages small enough to write back in one PutVectors within its payload limit.
+            maxResults: 200,
+            returnData: true,
+            returnMetadata: true,
+            ...(token ? { nextToken: token } : {}),
+          }),
+        ),
+      );
+      const vectors: PutInputVector[] = (page.vectors ?? []).flatMap((vector) =>
+        vector.key && vector.data?.float32 ? [{ key: vector.key, data: { float32: vector.data.float32 }, metadata: vector.metadata }] : [],
+      );
+      if (vectors.length > 0) await this.retrying(() => client.send(new sdk.PutVectorsCommand({ vectorBucketName: toBucket, indexName: to, vectors })));
+      copied += vectors.length;
+      nextToken = page.nextToken;
+    } while (nextToken);
+    return copied;
+  }
+
+  private async *indexNamePages(bucket: string): AsyncGenerator<string[]> {
     const { sdk, client } = await this.connect();
     let nextToken: string | undefined;
     do {
@@ -322,7 +542,7 @@ export class S3VectorsStore implements VectorStore {
       const page = await this.retrying(() =>
         client.send(
           new sdk.ListIndexesCommand({
-            vectorBucketName: this.bucket,
+            vectorBucketName: bucket,
             maxResults: S3_VECTORS_LIMITS.maxListIndexesPage,
             ...(token ? { nextToken: token } : {}),
           }),
@@ -341,17 +561,19 @@ export class S3VectorsStore implements VectorStore {
   private async indexExists(indexName: string): Promise<boolean> {
     const { sdk, client } = await this.connect();
     const found = await this.ignoringNotFound(() =>
-      this.retrying(() => client.send(new sdk.GetIndexCommand({ vectorBucketName: this.bucket, indexName }))),
+      this.onIndex(indexName, (bucket) => this.retrying(() => client.send(new sdk.GetIndexCommand({ vectorBucketName: bucket, indexName })))),
     );
     return found !== undefined;
   }
 
   async listPartitions(namespaceId: string): Promise<{ tenantId: string | null }[]> {
-    const partitions: { tenantId: string | null }[] = [];
-    for await (const keys of this.listIndexKeys(registryIndexName(namespaceId))) {
-      for (const key of keys) partitions.push({ tenantId: tenantFromRegistryKey(key) });
+    const registry = registryIndexName(namespaceId);
+    const keys = new Set<string>();
+    // Its slot's registry and, from before slots, the stack's bucket's.
+    for (const bucket of new Set([this.bucketOf(registry), this.bucket])) {
+      for await (const page of this.listIndexKeys(registry, bucket)) for (const key of page) keys.add(key);
     }
-    return partitions;
+    return [...keys].map((key) => ({ tenantId: tenantFromRegistryKey(key) }));
   }
 
   /**
@@ -361,17 +583,17 @@ export class S3VectorsStore implements VectorStore {
   private async createPartition(partition: VectorPartition, indexName: string): Promise<void> {
     const { sdk, client } = await this.connect();
     const registry = registryIndexName(partition.namespaceId);
-    await this.createIndex(registry, 1, "euclidean", [], partition.namespaceId);
+    await this.createIndex(registry, 1, "euclidean", [], partition.namespaceId, false);
     await this.retrying(() =>
       client.send(
         new sdk.PutVectorsCommand({
-          vectorBucketName: this.bucket,
+          vectorBucketName: this.bucketOf(registry),
           indexName: registry,
           vectors: [{ key: registryKey(partition.tenantId), data: { float32: [1] }, metadata: { namespaceId: partition.namespaceId } }],
         }),
       ),
     );
-    await this.createIndex(indexName, partition.dimension, "cosine", [...NON_FILTERABLE_METADATA_KEYS], partition.namespaceId);
+    await this.createIndex(indexName, partition.dimension, "cosine", [...NON_FILTERABLE_METADATA_KEYS], partition.namespaceId, true);
     logger.info("created vector index", { indexName, namespaceId: partition.namespaceId, dimension: partition.dimension });
   }
 
@@ -381,22 +603,35 @@ export class S3VectorsStore implements VectorStore {
     distanceMetric: "cosine" | "euclidean",
     nonFilterableMetadataKeys: string[],
     namespaceId: string,
+    fullText: boolean,
   ): Promise<void> {
     const { sdk, client } = await this.connect();
+    const bucket = this.bucketOf(indexName);
+    const create = () =>
+      this.retrying(() => {
+        const command = new sdk.CreateIndexCommand({
+          vectorBucketName: bucket,
+          indexName,
+          dataType: "float32",
+          dimension,
+          distanceMetric,
+          ...(nonFilterableMetadataKeys.length > 0 ? { metadataConfiguration: { nonFilterableMetadataKeys } } : {}),
+        });
+        return client.send(
+          fullText ? withWireFields(command, { indexMode: INDEX_MODE, metadataConfiguration: { textSearchConfigurations: TEXT_SEARCH_CONFIGURATIONS } }) : command,
+        );
+      });
     try {
-      await this.retrying(() =>
-        client.send(
-          new sdk.CreateIndexCommand({
-            vectorBucketName: this.bucket,
-            indexName,
-            dataType: "float32",
-            dimension,
-            distanceMetric,
-            ...(nonFilterableMetadataKeys.length > 0 ? { metadataConfiguration: { nonFilterableMetadataKeys } } : {}),
-          }),
-        ),
-      );
-      if (this.indexCount) this.indexCount.count += 1;
+      try {
+        await create();
+      } catch (error) {
+        // The slot's bucket is created on its first index.
+        if (!isNotFound(error) || bucket === this.bucket) throw error;
+        await this.createBucket(bucket);
+        await create();
+      }
+      const counted = this.indexCounts.get(bucket);
+      if (counted) counted.count += 1;
     } catch (error) {
       // Another writer created it first: same name, same settings, fine.
       if (isConflict(error)) return;
@@ -405,7 +640,17 @@ export class S3VectorsStore implements VectorStore {
     }
   }
 
-  private async *listIndexKeys(indexName: string): AsyncIterable<string[]> {
+  private async createBucket(bucket: string): Promise<void> {
+    const { sdk, client } = await this.connect();
+    try {
+      await this.retrying(() => client.send(new sdk.CreateVectorBucketCommand({ vectorBucketName: bucket, encryptionConfiguration: { sseType: "AES256" } })));
+      logger.info("created vector bucket", { bucket });
+    } catch (error) {
+      if (!isConflict(error)) throw error;
+    }
+  }
+
+  private async *listIndexKeys(indexName: string, inBucket?: string): AsyncIterable<string[]> {
     const { sdk, client } = await this.connect();
     let nextToken: string | undefined;
     do {
@@ -414,7 +659,12 @@ export class S3VectorsStore implements VectorStore {
       try {
         page = await this.retrying(() =>
           client.send(
-            new sdk.ListVectorsCommand({ vectorBucketName: this.bucket, indexName, maxResults: LIST_PAGE, ...(token ? { nextToken: token } : {}) }),
+            new sdk.ListVectorsCommand({
+              vectorBucketName: inBucket ?? this.bucketOf(indexName),
+              indexName,
+              maxResults: LIST_PAGE,
+              ...(token ? { nextToken: token } : {}),
+            }),
           ),
         );
       } catch (error) {
@@ -473,5 +723,5 @@ export class S3VectorsStore implements VectorStore {
 
 /** The deployment's store (vector-store/registry.ts); it imports the S3 Vectors SDK on its first request. */
 export function createVectorStore(): VectorStore {
-  return new S3VectorsStore({ vectorBucketName: config.vectorBucketName() });
+  return new S3VectorsStore({ vectorBucketName: config.vectorBucketName(), bucketSlots: config.vectorBucketSlots() });
 }

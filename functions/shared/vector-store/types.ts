@@ -9,7 +9,11 @@ export interface VectorRecord {
   text: string;
 }
 
-/** `score` is cosine similarity mapped to 0..1 as (1 + cos) / 2, the same for every backend. */
+/**
+ * `score` is, for a vector query, cosine similarity mapped to 0..1 as (1 + cos) / 2, the same for
+ * every backend; for a text query, the BM25 score (0 and up, unbounded; comparable within one
+ * answer only).
+ */
 export interface VectorMatch {
   key: string;
   score: number;
@@ -40,6 +44,11 @@ export interface VectorStore {
   getVectors(partition: VectorPartition, keys: string[]): Promise<Map<string, StoredVector>>;
   /** Best first; an unknown partition has no matches. */
   query(partition: VectorPartition, vector: Float32Array, options: VectorQueryOptions): Promise<VectorMatch[]>;
+  /**
+   * Full-text search of the chunk text, ranked by BM25, best first; only records with at least one
+   * of the query's terms match. An unknown partition, and a query without terms, have no matches.
+   */
+  queryText(partition: VectorPartition, text: string, options: VectorQueryOptions): Promise<VectorMatch[]>;
   /** Pages of keys, for reconciliation; order is unspecified. */
   listKeys(partition: VectorPartition): AsyncIterable<string[]>;
   dropPartition(partition: VectorPartition): Promise<void>;
@@ -51,10 +60,12 @@ export interface VectorStore {
    */
   listAllPartitions?(): Promise<VectorPartition[]>;
   /**
-   * Vector indexes in the store's bucket: one per partition plus one registry per namespace, as in
-   * S3 Vectors (the embedded store counts the same way). May be up to a minute old unless `fresh`.
+   * Vector indexes in the store's bucket (with `partition`, in the bucket that partition's index
+   * lives in, where S3 Vectors' per-bucket quota applies): one per partition plus one registry per
+   * namespace, as in S3 Vectors (the embedded store, one bucket, counts the same way). May be up to a
+   * minute old unless `fresh`.
    */
-  countIndexes(options?: { fresh?: boolean }): Promise<number>;
+  countIndexes(options?: { fresh?: boolean; partition?: Pick<VectorPartition, "namespaceId" | "tenantId"> }): Promise<number>;
   /** Indexes the first write to `partition` would create: 0, 1 (its own) or 2 (and its namespace's registry). */
   indexesNeededFor(partition: Pick<VectorPartition, "namespaceId" | "tenantId">): Promise<number>;
 }

@@ -2,7 +2,7 @@ import { AGENT_LIMITS, CHAT_LIMITS, type ChatRequest, type ChatSource, conversat
 import { getHosting } from "../db/hosting.ts";
 import { busy, unprocessable } from "../domain/errors.ts";
 import { citedHit } from "../domain/hosted-page.ts";
-import { chatModelHere, type LlmConfig } from "../domain/llm-config.ts";
+import { assertChatModelAllowed, chatModelHere, type LlmConfig } from "../domain/llm-config.ts";
 import { hostingChatModel } from "../domain/hosting.ts";
 import type { NamespaceRecord } from "../domain/namespace.ts";
 import type { SearchRequest } from "../domain/search.ts";
@@ -79,6 +79,7 @@ export async function answerCaller(namespace: NamespaceRecord, tenantId: string 
  * configuration or that nothing answers at its address (422, "no model reachable") or is busy (429, try again).
  */
 export async function startAnswer(namespace: NamespaceRecord, tenantId: string | null, input: ChatInput): Promise<StartedAnswer> {
+  assertChatModelAllowed(input.llmConfig);
   const choice = chatModelHere(input.llmConfig);
   if (!choice) {
     throw unprocessable("llmConfig: no language model is configured for chat here; set llmConfig (Amazon Bedrock or an OpenAI-compatible endpoint) on the hosting or in the request.");

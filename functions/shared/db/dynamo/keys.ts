@@ -10,6 +10,13 @@ export interface TableKey {
   SK: string;
 }
 
+/**
+ * The partition-key prefixes of the items the public hosted-page functions write: their IAM policies
+ * allow writes only to partitions starting with these (`dynamodb:LeadingKeys`, lib/constructs/app-function.ts).
+ */
+export const OWNED_ITEM_PREFIXES = { rateWindow: "RATE#", signIn: "SIGNIN#", serviceSecret: "SECRET#" } as const;
+export type OwnedItem = keyof typeof OWNED_ITEM_PREFIXES;
+
 export const keys = {
   organization: (organizationId: string): TableKey => ({ PK: `ORG#${organizationId}`, SK: "ORG" }),
   organizationName: (name: string): TableKey => ({ PK: `ORGNAME#${name}`, SK: "ORGNAME" }),
@@ -40,11 +47,13 @@ export const keys = {
     SK: `${scope.tenantId ?? "-"}#${scope.model}#${scope.dimension}#${textHash}`,
   }),
   /** Requests counted in one fixed window of one limit (a hosted page, a visitor of it); expires with TTL. */
-  rateWindow: (limitName: string, windowStart: number): TableKey => ({ PK: `RATE#${limitName}#${windowStart}`, SK: "RATE" }),
+  rateWindow: (limitName: string, windowStart: number): TableKey => ({ PK: `${OWNED_ITEM_PREFIXES.rateWindow}${limitName}#${windowStart}`, SK: "RATE" }),
   /** A one-time sign-in link of a protected hosted page, by the SHA-256 of its token; expires with TTL. */
-  signInToken: (tokenHash: string): TableKey => ({ PK: `SIGNIN#${tokenHash}`, SK: "SIGNIN" }),
+  signInToken: (tokenHash: string): TableKey => ({ PK: `${OWNED_ITEM_PREFIXES.signIn}${tokenHash}`, SK: "SIGNIN" }),
+  /** The sign-in link pending for one address of one page (by the address's SHA-256); expires with the link. */
+  pendingSignIn: (namespaceId: string, addressHash: string): TableKey => ({ PK: `${OWNED_ITEM_PREFIXES.signIn}PENDING#${namespaceId}#${addressHash}`, SK: "PENDING" }),
   /** A record that holds a secret the service generates for itself (for example the cursor key). */
-  serviceSecret: (name: string): TableKey => ({ PK: `SECRET#${name}`, SK: "SECRET" }),
+  serviceSecret: (name: string): TableKey => ({ PK: `${OWNED_ITEM_PREFIXES.serviceSecret}${name}`, SK: "SECRET" }),
 };
 
 export function listSortKey(createdAt: string, id: string): string {

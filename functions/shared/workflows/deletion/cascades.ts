@@ -11,7 +11,7 @@ import type { IngestJobRecord } from "../../domain/ingest-job.ts";
 import type { NamespaceRecord } from "../../domain/namespace.ts";
 import { DELETION_STATUSES } from "../../domain/statuses.ts";
 import { deleteObjects, deletePrefix } from "../../storage/objects.ts";
-import { documentPrefix, keywordDocumentPrefix, namespacePrefix } from "../../storage/object-keys.ts";
+import { documentPrefix, namespacePrefix } from "../../storage/object-keys.ts";
 import { vectorStore } from "../../vector-store/index.ts";
 import { vectorKeysOf } from "../../domain/chunks.ts";
 import type { StepBudget, StepResult } from "../step-budget.ts";
@@ -43,7 +43,6 @@ async function purgeDocumentData(document: DocumentRecord, namespace: NamespaceR
   }
   await deleteEmbeddingPointersOf(document.id);
   await deletePrefix(documentPrefix(document.namespaceId, document.id));
-  await deletePrefix(keywordDocumentPrefix(document.namespaceId, document.tenantId, document.id));
   if (document.source.type === "MANAGED_FILE") {
     const key = document.source.key;
     await removeUploadReference(key, document.id);

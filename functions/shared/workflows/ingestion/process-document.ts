@@ -15,7 +15,6 @@ import { enqueue } from "../../queue/send.ts";
 import { deleteObjects, getObjectText, putObject } from "../../storage/objects.ts";
 import { chunksKey, stagingChunksKey, stagingPagesKey } from "../../storage/object-keys.ts";
 import type { ExtractedDocument } from "../../extraction/types.ts";
-import { buildSegment, writeSegment } from "../../keyword-index/bm25.ts";
 import { vectorStore } from "../../vector-store/index.ts";
 import { chunkId, parseVectorKey, vectorKey } from "../../domain/chunks.ts";
 import { isVectorValidationError, isZeroVector } from "../../vector-store/limits.ts";
@@ -283,7 +282,6 @@ async function complete(document: DocumentRecord, staged: StagedChunks): Promise
   const checkpoint = document.checkpoint!;
   const { reuse: _reuse, ...chunksFile } = staged;
   await putObject(chunksKey(document.namespaceId, document.id), JSON.stringify(chunksFile), "application/json");
-  const segmentKey = await writeSegment(document.namespaceId, document.tenantId, buildSegment(document.id, document.runId, chunksFile));
   await faultPoint("document:chunks-published");
   const generation: VectorGeneration = { runId: document.runId, totalChunks: checkpoint.totalChunks };
   const previous = document.generation && document.generation.runId !== document.runId ? document.generation : null;
@@ -297,7 +295,7 @@ async function complete(document: DocumentRecord, staged: StagedChunks): Promise
   });
   if (!settled) {
     if (await abandoned(document)) {
-      await deleteObjects([chunksKey(document.namespaceId, document.id), segmentKey]);
+      await deleteObjects([chunksKey(document.namespaceId, document.id)]);
       return;
     }
     await finishCleanUpOfSettled(document.id, document.runId);

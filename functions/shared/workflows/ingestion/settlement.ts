@@ -5,7 +5,7 @@ import { getNamespace } from "../../db/namespaces.ts";
 import { type DocumentRecord, type VectorGeneration } from "../../domain/document.ts";
 import { DELETION_STATUSES, FINAL_STATUSES, QUEUED_STATUSES } from "../../domain/statuses.ts";
 import { deleteObjects, deletePrefix } from "../../storage/objects.ts";
-import { chunksKey, keywordSegmentKey, stagingRunPrefix } from "../../storage/object-keys.ts";
+import { chunksKey, stagingRunPrefix } from "../../storage/object-keys.ts";
 import { vectorStore } from "../../vector-store/index.ts";
 import { vectorKeysOf } from "../../domain/chunks.ts";
 import { partitionOf } from "../../domain/partitions.ts";
@@ -42,7 +42,6 @@ export async function afterSettled(document: DocumentRecord): Promise<void> {
   if (document.retiredGeneration && namespace) {
     const retired = document.retiredGeneration;
     await (await vectorStore()).deleteKeys(partitionOf(document, namespace), vectorKeysOf(document.id, retired.runId, retired.totalChunks));
-    await deleteObjects([keywordSegmentKey(document.namespaceId, document.tenantId, document.id, retired.runId)]);
     await documentUpdates.clearRetiredGeneration(document);
   }
   await deletePrefix(stagingRunPrefix(document.namespaceId, document.id, document.runId));
@@ -75,6 +74,6 @@ export async function failDocument(documentId: string, runId: string, reason: st
   const namespace = await getNamespace(document.namespaceId);
   if (namespace && partial) await (await vectorStore()).deleteKeys(partitionOf(document, namespace), vectorKeysOf(documentId, runId, partial.totalChunks));
   // The run may have published its files before it failed (a crash after publishing, on every try).
-  await deleteObjects([chunksKey(document.namespaceId, documentId), keywordSegmentKey(document.namespaceId, document.tenantId, documentId, runId)]);
+  await deleteObjects([chunksKey(document.namespaceId, documentId)]);
   await afterSettled(settled);
 }

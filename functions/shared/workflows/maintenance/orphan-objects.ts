@@ -31,7 +31,8 @@ export function ownerOf(key: string): ObjectOwner | null {
     return { area: "document", namespaceId, documentId: first, runId };
   }
   if (area === "jobs" && first && second === "payload.json" && third === undefined) return { area: "job", namespaceId, jobId: first };
-  // `keyword/<_ | t-<tenant>>/<documentId>/<runId>.json`: one search segment per document run.
+  // `keyword/<_ | t-<tenant>>/<documentId>/<runId>.json`: the home-made keyword index's segments,
+  // written before keyword search moved into the vector store; nothing reads or writes them now.
   if (area === "keyword" && first && second && third?.endsWith(".json") && rest.length === 0) {
     const tenantId = first === "_" ? null : first.startsWith("t-") ? first.slice(2) : undefined;
     if (tenantId !== undefined) return { area: "keyword", namespaceId, tenantId, documentId: second, runId: third.slice(0, -".json".length) };
@@ -69,12 +70,8 @@ export async function orphanReason(object: StoredObject, owner: ObjectOwner, own
       if (!document || document.namespaceId !== owner.namespaceId) return "documentGone";
       return owner.runId !== null && !stagingInUse(document, owner.runId, object.key) ? "staleStaging" : null;
     }
-    case "keyword": {
-      if (age <= context.graceMs) return null;
-      const document = owners.documents.get(owner.documentId);
-      if (!document || document.namespaceId !== owner.namespaceId || document.tenantId !== owner.tenantId) return "documentGone";
-      return segmentInUse(document, owner.runId) ? null : "staleKeywordSegment";
-    }
+    case "keyword":
+      return "staleKeywordSegment";
     case "unknown":
       return null;
   }
@@ -93,10 +90,6 @@ function stagingInUse(document: DocumentRecord, runId: string, key: string): boo
   if (!runInProgress(document, runId)) return false;
   const chosen = document.checkpoint?.runId === runId ? document.checkpoint.stagingKey : undefined;
   return chosen === undefined || chosen === key;
-}
-
-function segmentInUse(document: DocumentRecord, runId: string): boolean {
-  return document.generation?.runId === runId || document.retiredGeneration?.runId === runId || runInProgress(document, runId);
 }
 
 /** Removes every object under `namespaces/` whose owner record is gone (see `orphanReason`). */
