@@ -2,7 +2,7 @@ import { fileURLToPath } from "node:url";
 import { ListObjectsV2Command } from "@aws-sdk/client-s3";
 import { GetQueueAttributesCommand } from "@aws-sdk/client-sqs";
 import { ScanCommand } from "@aws-sdk/lib-dynamodb";
-import { dynamo } from "../functions/shared/db/client.ts";
+import { dynamo } from "../functions/shared/db/dynamo/client.ts";
 import { sqs } from "../functions/shared/queue/client.ts";
 import { getIngestJob } from "../functions/shared/db/ingest-jobs.ts";
 import { ensureOrganization, issueApiKey } from "../functions/shared/db/organizations.ts";

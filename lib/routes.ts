@@ -5,7 +5,7 @@
 export type HttpMethod = "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
 
 import type { QueueName } from "../functions/shared/queue/names.ts";
-import type { OwnedItem } from "../functions/shared/db/keys.ts";
+import type { OwnedItem } from "../functions/shared/db/dynamo/keys.ts";
 import type { VectorOperation } from "../functions/shared/vector-store/registry.ts";
 
 export type { QueueName };

@@ -7,7 +7,7 @@ import {
   PARTITION_KEY,
   SORT_KEY,
   TTL_ATTRIBUTE,
-} from "../functions/shared/db/table-schema.ts";
+} from "../functions/shared/db/dynamo/table-schema.ts";
 import type { QueueName } from "../lib/routes.ts";
 import { QUEUES, workerForQueue } from "../lib/workers.ts";
 

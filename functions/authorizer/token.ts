@@ -1,6 +1,6 @@
 import type { APIGatewayAuthorizerResult, APIGatewayTokenAuthorizerEvent } from "aws-lambda";
 import { bearerToken } from "../shared/domain/api-key-format.ts";
-import { resolveApiKey } from "../shared/db/organizations.ts";
+import { resolveApiKey } from "../shared/workflows/api-keys.ts";
 import { logger } from "../shared/platform/logger.ts";
 
 /**

@@ -14,7 +14,7 @@ import { copyExtractionRuntimeFiles, EXTRACTION_EXTERNAL_MODULES } from "../extr
 import type { StageConfig } from "../config.ts";
 import { acknowledgeWildcardActions, acknowledgeWildcardResource } from "../nag.ts";
 import { DYNAMODB_IAM_ACTIONS } from "../../functions/shared/db/iam-actions.ts";
-import { OWNED_ITEM_PREFIXES } from "../../functions/shared/db/keys.ts";
+import { OWNED_ITEM_PREFIXES } from "../../functions/shared/db/dynamo/keys.ts";
 import { chatModelAllowList } from "../../functions/shared/llm/registry.ts";
 import { marketplaceProductIds } from "../../functions/shared/embedding/registry.ts";
 import { BEDROCK_RERANK_MODELS, rerankMarketplaceProductIds } from "../../functions/shared/reranking/registry.ts";

@@ -6,7 +6,7 @@ import {
   PARTITION_KEY,
   SORT_KEY,
   TTL_ATTRIBUTE,
-} from "../../functions/shared/db/table-schema.ts";
+} from "../../functions/shared/db/dynamo/table-schema.ts";
 import type { StageConfig } from "../config.ts";
 
 export interface SingleTableProps {

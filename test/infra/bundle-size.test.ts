@@ -31,6 +31,12 @@ import { type BuiltBundle, buildBundles, functionEntries, MAX_BUNDLE_BYTES } fro
  * continue a table, the worker names a file's detected type (file-type itself loads on first use)
  * and joins page ranges by the paragraph rule (paragraph-rules.ts), about 1.5 KB.
  *
+ * Raised again (issue 24): jobs and documents are parsed on read through their record schemas
+ * (domain/records.ts, about 1.3 KB wherever one is read), and the functions that change a status
+ * carry the lifecycle table and the named writes that check against it (domain/lifecycle.ts,
+ * db/documents.ts, db/ingest-jobs.ts, db/dynamo/transitions.ts; 4 to 6 KB in the workers). Both are
+ * free of top-level calls, so a function that only reads leaves the writes out.
+ *
  * Raised again (issue 25): the hosted search tab computes snippets and highlights (text/highlight.ts)
  * and asks which hits have a source file, about 1.5 KB. HostedDocumentFile (new) signs a download of
  * a hit's source file: createFileDownloadUrl's S3 client and presigner plus the page's admission (hosted.ts).
@@ -50,7 +56,7 @@ import { type BuiltBundle, buildBundles, functionEntries, MAX_BUNDLE_BYTES } fro
 const OVER_TARGET: Record<string, number> = {
   CreateUploadUrl: 460_000,
   CreateUploadUrls: 460_000,
-  CreateIngestJob: 552_000,
+  CreateIngestJob: 554_000,
   ListIngestJobs: 470_000,
   GetIngestJob: 460_000,
   DeleteIngestJob: 500_000,
@@ -59,23 +65,23 @@ const OVER_TARGET: Record<string, number> = {
   GetDocument: 460_000,
   CreateFileDownloadUrl: 460_000,
   CreateChunksDownloadUrl: 460_000,
-  Search: 721_000,
+  Search: 724_000,
   // The hosted page's search tab runs the same retrieval and reranking as Search.
-  HostedSearch: 731_000,
-  HostedDocumentFile: 472_000,
+  HostedSearch: 733_000,
+  HostedDocumentFile: 474_000,
   // Search's retrieval and reranking, and the chat providers.
-  Chat: 760_000,
+  Chat: 763_000,
   // Raised 1 KB (issue 21): the deployment's chat model allow-list.
-  HostedChat: 765_000,
-  Mcp: 1_060_000,
+  HostedChat: 768_000,
+  Mcp: 1_063_000,
   // The same SDK over the hosted search's retrieval.
-  HostedMcp: 1_005_000,
+  HostedMcp: 1_008_000,
   // The text formats' converters (formats/) at start-up; every document format handed to an extraction thread.
-  IngestWorker: 659_000,
-  DeleteWorker: 544_000,
+  IngestWorker: 666_000,
+  DeleteWorker: 552_000,
   // The SQS batch worker and the SES v2 client for sign-in links (loaded on the first link sent).
   MailWorker: 440_000,
-  Reconciler: 543_000,
+  Reconciler: 551_000,
 };
 
 const kb = (bytes: number) => `${(bytes / 1000).toFixed(1)} KB`;

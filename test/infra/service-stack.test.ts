@@ -11,7 +11,7 @@ import {
   PARTITION_KEY,
   SORT_KEY,
   TTL_ATTRIBUTE,
-} from "../../functions/shared/db/table-schema.ts";
+} from "../../functions/shared/db/dynamo/table-schema.ts";
 import { ENV } from "../../functions/shared/platform/env-names.ts";
 import { GATEWAY_ERRORS, type GatewayError } from "../../functions/shared/http/gateway-responses.ts";
 import { configFromContext, type Stage, stageConfig } from "../../lib/config.ts";

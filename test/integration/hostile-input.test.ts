@@ -1,9 +1,9 @@
 import { startRedirectingServer, type RedirectingServer } from "../support/redirecting-server.ts";
 import { UpdateCommand } from "@aws-sdk/lib-dynamodb";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { dynamo } from "../../functions/shared/db/client.ts";
+import { dynamo } from "../../functions/shared/db/dynamo/client.ts";
 import { config } from "../../functions/shared/platform/env.ts";
-import { keys } from "../../functions/shared/db/keys.ts";
+import { keys } from "../../functions/shared/db/dynamo/keys.ts";
 import { useLocalStack } from "../support/local-stack.ts";
 import { documentsOfJob, newNamespace, type TestNamespace, upload, waitForJob } from "../support/ingestion.ts";
 

@@ -1,6 +1,6 @@
 import { DeleteCommand, DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
 import { afterEach, describe, expect, it } from "vitest";
-import { keys, listPartition } from "../../functions/shared/db/keys.ts";
+import { keys, listPartition } from "../../functions/shared/db/dynamo/keys.ts";
 import { useLocalStack } from "../support/local-stack.ts";
 import { documentsOfJob, newNamespace, type TestNamespace, waitForJob } from "../support/ingestion.ts";
 import { tableItemsMentioning } from "../support/inventory.ts";

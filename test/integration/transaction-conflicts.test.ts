@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { getIngestJob } from "../../functions/shared/db/ingest-jobs.ts";
-import { keys } from "../../functions/shared/db/keys.ts";
+import { keys } from "../../functions/shared/db/dynamo/keys.ts";
 import { listDeadLetters } from "../../scripts/dlq.ts";
 import { useLocalStack } from "../support/local-stack.ts";
 import { documentsOfJob, ingestText, newNamespace, type TestNamespace, waitForJob } from "../support/ingestion.ts";

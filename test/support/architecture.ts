@@ -54,6 +54,15 @@ export const SDK_OWNERS: Record<string, string[]> = {
   "@aws-sdk/client-sesv2": ["email"],
 };
 
+/**
+ * Ports the entry points and the edge reach only through a workflow: a handler parses, calls the
+ * domain and responds, and the table's repositories are the workflows' to call.
+ */
+export const WORKFLOWS_ONLY: string[] = ["db"];
+
+/** The DynamoDB plumbing (client, keys, transactions, paging) beneath the repositories: only `db/` itself imports it. */
+export const DYNAMO_PLUMBING = "functions/shared/db/dynamo/";
+
 /** Node modules that reach outside the process; core modules never load them, even indirectly. */
 const IO_MODULES = ["node:fs", "node:fs/promises", "node:http", "node:https", "node:net", "node:dns", "node:dns/promises", "node:child_process"];
 
@@ -92,6 +101,9 @@ export function violations(graph: ImportGraph): string[] {
       if (OUTSIDE_FUNCTIONS.some((prefix) => target.startsWith(prefix))) found.push(`${file} imports ${target}: functions/ never imports ${target.split("/")[0]}/`);
     }
     for (const target of imports.files) {
+      if (target.startsWith(DYNAMO_PLUMBING) && !file.startsWith("functions/shared/db/")) {
+        found.push(`${file} imports ${target}: the DynamoDB plumbing is the repositories' (db/*.ts) alone`);
+      }
       const to = folderOf(target);
       if (!to || to === from || !fromLayer) continue;
       const toLayer = FOLDER_LAYER[to];
@@ -99,6 +111,9 @@ export function violations(graph: ImportGraph): string[] {
       const sameLayerAllowed = fromLayer === toLayer && (fromLayer === "ports" || fromLayer === "core");
       if (LAYERS[toLayer] > LAYERS[fromLayer] || (LAYERS[toLayer] === LAYERS[fromLayer] && !sameLayerAllowed)) {
         found.push(`${file} imports ${target}: ${from} (${fromLayer}) may not depend on ${to} (${toLayer})`);
+      }
+      if ((fromLayer === "entry" || fromLayer === "edge") && WORKFLOWS_ONLY.includes(to) && !imports.typeOnlyFiles.includes(target)) {
+        found.push(`${file} imports ${target}: ${from} (${fromLayer}) reaches ${to}/ only through workflows`);
       }
     }
     for (const specifier of imports.packages) {

@@ -1,6 +1,6 @@
 import { DynamoDBDocumentClient, QueryCommand } from "@aws-sdk/lib-dynamodb";
-import { dynamo } from "../../functions/shared/db/client.ts";
-import { LIST_SORT_KEY } from "../../functions/shared/db/table-schema.ts";
+import { dynamo } from "../../functions/shared/db/dynamo/client.ts";
+import { LIST_SORT_KEY } from "../../functions/shared/db/dynamo/table-schema.ts";
 import type { LocalStack } from "../../local/stack.ts";
 
 /*

@@ -27,6 +27,36 @@ describe("the checker", () => {
     expect(found).toEqual([expect.stringContaining("db (ports) may not depend on workflows (workflows)")]);
   });
 
+  it("finds a handler or the HTTP edge reading the table without a workflow", () => {
+    const found = violations(
+      graphOf({
+        "functions/http/documents/get.ts": { files: ["functions/shared/db/documents.ts"] },
+        "functions/shared/http/handler.ts": { files: ["functions/shared/db/namespaces.ts"] },
+        "functions/http/documents/list.ts": { files: ["functions/shared/db/pager.ts"], typeOnlyFiles: ["functions/shared/db/pager.ts"] },
+        "functions/shared/db/documents.ts": {},
+        "functions/shared/db/namespaces.ts": {},
+        "functions/shared/db/pager.ts": {},
+      }),
+    );
+    expect(found).toEqual([
+      "functions/http/documents/get.ts imports functions/shared/db/documents.ts: entry:http (entry) reaches db/ only through workflows",
+      "functions/shared/http/handler.ts imports functions/shared/db/namespaces.ts: http (edge) reaches db/ only through workflows",
+    ]);
+  });
+
+  it("finds the DynamoDB plumbing imported past the repositories", () => {
+    const found = violations(
+      graphOf({
+        "functions/shared/workflows/deletion/cascades.ts": { files: ["functions/shared/db/dynamo/query.ts", "functions/shared/db/documents.ts"] },
+        "functions/shared/db/documents.ts": { files: ["functions/shared/db/dynamo/query.ts"] },
+        "functions/shared/db/dynamo/query.ts": {},
+      }),
+    );
+    expect(found).toEqual([
+      "functions/shared/workflows/deletion/cascades.ts imports functions/shared/db/dynamo/query.ts: the DynamoDB plumbing is the repositories' (db/*.ts) alone",
+    ]);
+  });
+
   it("finds DynamoDB used outside db/ and functions importing lib/", () => {
     const found = violations(
       graphOf({

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { projectionOf } from "../../functions/shared/db/batch-get.ts";
+import { projectionOf } from "../../functions/shared/db/dynamo/batch-get.ts";
 
 describe("a DynamoDB projection of record fields", () => {
   it("names every field by a placeholder, so reserved words such as status are safe", () => {

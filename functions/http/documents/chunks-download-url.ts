@@ -1,6 +1,6 @@
 import { conflict } from "../../shared/domain/errors.ts";
 import { httpHandler, ok } from "../../shared/http/handler.ts";
-import { loadDocumentForRequest } from "../../shared/db/documents.ts";
+import { loadDocumentForRequest } from "../../shared/workflows/ingestion/lookups.ts";
 import { documentPath } from "../../shared/domain/params.ts";
 import { chunksKey } from "../../shared/storage/object-keys.ts";
 import { presignDownload } from "../../shared/storage/presign.ts";

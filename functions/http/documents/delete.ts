@@ -1,5 +1,5 @@
 import { httpHandler, ok } from "../../shared/http/handler.ts";
-import { loadDocumentForRequest } from "../../shared/db/documents.ts";
+import { loadDocumentForRequest } from "../../shared/workflows/ingestion/lookups.ts";
 import { documentPath } from "../../shared/domain/params.ts";
 import { documentsToWire } from "../../shared/workflows/records-to-wire.ts";
 import { requestDocumentDeletion } from "../../shared/workflows/deletion/requests.ts";

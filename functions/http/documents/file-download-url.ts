@@ -1,6 +1,6 @@
 import { invalidRequest, notFound } from "../../shared/domain/errors.ts";
 import { httpHandler, ok } from "../../shared/http/handler.ts";
-import { loadDocumentForRequest } from "../../shared/db/documents.ts";
+import { loadDocumentForRequest } from "../../shared/workflows/ingestion/lookups.ts";
 import { documentPath } from "../../shared/domain/params.ts";
 import { headObject } from "../../shared/storage/objects.ts";
 import { fileNameOfKey } from "../../shared/storage/object-keys.ts";

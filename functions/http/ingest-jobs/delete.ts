@@ -1,5 +1,5 @@
 import { httpHandler, ok } from "../../shared/http/handler.ts";
-import { loadJobForRequest } from "../../shared/db/ingest-jobs.ts";
+import { loadJobForRequest } from "../../shared/workflows/ingestion/lookups.ts";
 import { jobPath } from "../../shared/domain/params.ts";
 import { jobsToWire } from "../../shared/workflows/records-to-wire.ts";
 import { requestJobDeletion } from "../../shared/workflows/deletion/requests.ts";

@@ -1,5 +1,5 @@
 import { created, httpHandler } from "../../shared/http/handler.ts";
-import { createNamespace } from "../../shared/db/namespaces.ts";
+import { createNamespace } from "../../shared/workflows/namespaces.ts";
 import { createNamespaceBody, namespaceToWire } from "../../shared/domain/namespace.ts";
 
 export const handler = httpHandler({ body: createNamespaceBody }, async ({ auth, body }) => {

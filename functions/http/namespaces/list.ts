@@ -1,5 +1,5 @@
 import { httpHandler, ok } from "../../shared/http/handler.ts";
-import { listNamespaces } from "../../shared/db/namespaces.ts";
+import { listNamespaces } from "../../shared/workflows/namespaces.ts";
 import { namespaceToWire } from "../../shared/domain/namespace.ts";
 
 /** listNamespaces: every namespace of the caller's organization, oldest first. */

@@ -1,5 +1,5 @@
 import { httpHandler, ok } from "../../shared/http/handler.ts";
-import { updateNamespace } from "../../shared/db/namespaces.ts";
+import { updateNamespace } from "../../shared/workflows/namespaces.ts";
 import { namespacePath } from "../../shared/domain/params.ts";
 import { namespaceToWire, updateNamespaceBody } from "../../shared/domain/namespace.ts";
 

@@ -1,23 +1,38 @@
 import { DeleteCommand, GetCommand, QueryCommand } from "@aws-sdk/lib-dynamodb";
-import { dynamo } from "./client.ts";
+import { dynamo } from "./dynamo/client.ts";
 import { config } from "../platform/env.ts";
 import { notFound } from "../domain/errors.ts";
-import { isConditionFailure } from "./conditions.ts";
-import type { DocumentRecord } from "../domain/document.ts";
-import { toRecord } from "./items.ts";
-import { batchGetItems } from "./batch-get.ts";
-import { keys, listIndexAttributes } from "./keys.ts";
-import { transactWrite } from "./transact.ts";
-import { type Transitionable, transitionUpdate } from "./transitions.ts";
+import { isConditionFailure } from "./dynamo/conditions.ts";
+import type { DocumentRecord, ExtractionCheckpoint, ProcessingCheckpoint, VectorGeneration } from "../domain/document.ts";
+import { DELETION_STATUSES, QUEUED_STATUSES } from "../domain/statuses.ts";
+import { nowIso } from "../platform/time.ts";
+import { documentFieldsFromItem, documentFromItem } from "./records.ts";
+import { batchGetItems } from "./dynamo/batch-get.ts";
+import { keys, listIndexAttributes, namespaceListPartition } from "./dynamo/keys.ts";
+import { listPage, type PageRequest, type Pagination } from "./dynamo/pager.ts";
+import { queryPages } from "./dynamo/query.ts";
+import { transactWrite } from "./dynamo/transact.ts";
+import { applied, change, freshRunFields, sweepCounted, type Transitionable, type TransitionSpec, transitionUpdate } from "./dynamo/transitions.ts";
 import { jobTarget } from "./ingest-jobs.ts";
 
 export function documentTarget(document: Pick<DocumentRecord, "id" | "namespaceId" | "tenantId">): Transitionable {
   return { collection: "DOCS", key: keys.document(document.id), namespaceId: document.namespaceId, tenantId: document.tenantId };
 }
 
+/** One page of a namespace's documents, or of one job's with `parentJobId`, in (createdAt, id) order. */
+export async function listDocumentPage(request: Omit<PageRequest, "collection">): Promise<{ records: DocumentRecord[]; pagination: Pagination }> {
+  const page = await listPage({ ...request, collection: "DOCS" });
+  return { records: page.items.map(documentFromItem), pagination: page.pagination };
+}
+
+/** The ids of a namespace's documents, page after page, as its list index has them (a moment behind the records). */
+export async function* documentIdsOfNamespace(namespaceId: string): AsyncGenerator<string[]> {
+  for await (const page of queryPages("scope", namespaceListPartition("DOCS", namespaceId), { fields: ["id"] })) yield page.map((entry) => String(entry.id));
+}
+
 export async function getDocument(documentId: string): Promise<DocumentRecord | null> {
   const result = await dynamo().send(new GetCommand({ TableName: config.tableName(), Key: keys.document(documentId), ConsistentRead: true }));
-  return result.Item ? toRecord<DocumentRecord>(result.Item) : null;
+  return result.Item ? documentFromItem(result.Item) : null;
 }
 
 /** Another namespace's document, or (with a tenant header) another tenant's, is reported as missing. */
@@ -95,7 +110,8 @@ export const SEARCH_FIELDS = ["id", "namespaceId", "tenantId", "status", "genera
  */
 export async function getDocuments(documentIds: string[], fields?: readonly string[]): Promise<Map<string, DocumentRecord>> {
   const items = await batchGetItems([...new Set(documentIds)].map((id) => keys.document(id)), { consistent: true, fields });
-  return new Map(items.map((item) => toRecord<DocumentRecord>(item)).map((record) => [record.id, record]));
+  const records = items.map((item) => (fields ? documentFieldsFromItem(fields, item) : documentFromItem(item)));
+  return new Map(records.map((record) => [record.id, record]));
 }
 
 /**
@@ -146,19 +162,12 @@ export async function removeDocumentRecord(document: DocumentRecord): Promise<vo
 
 /**
  * Settles one document of a run and counts it on its job in the same transaction, so a duplicate
- * delivery can never count a document twice. Returns false if the document had already moved on.
+ * delivery can never count a document twice. Returns the settled record, or null if the document
+ * had already moved on.
  */
-export async function settleDocument(
-  document: DocumentRecord,
-  outcome: { status: "COMPLETED" | "FAILED"; set: Record<string, unknown> },
-): Promise<boolean> {
-  const documentUpdate = transitionUpdate(documentTarget(document), {
-    to: outcome.status,
-    from: ["QUEUED", "QUEUED_FOR_RESYNC", "PRE_PROCESSING", "PROCESSING"],
-    runId: document.runId,
-    set: outcome.set,
-  });
-  const counter = outcome.status === "COMPLETED" ? "documentsCompleted" : "documentsFailed";
+async function settleDocument(document: DocumentRecord, settlement: TransitionSpec & { to: "COMPLETED" | "FAILED" }): Promise<DocumentRecord | null> {
+  const documentUpdate = transitionUpdate(documentTarget(document), settlement);
+  const counter = settlement.to === "COMPLETED" ? "documentsCompleted" : "documentsFailed";
   try {
     await transactWrite([
       { Update: documentUpdate },
@@ -173,12 +182,126 @@ export async function settleDocument(
         },
       },
     ]);
-    return true;
   } catch (error) {
-    if (isConditionFailure(error)) return false;
+    if (isConditionFailure(error)) return null;
     throw error;
   }
+  // A transaction returns no item; the conditions held, so the record is the one read with this write applied.
+  return { ...document, ...settlement.set, status: settlement.to, updatedAt: documentUpdate.ExpressionAttributeValues[":now"] as string };
 }
+
+/**
+ * The writes of a document's lifecycle (domain/lifecycle.ts), as changes to the record as read.
+ * Each is conditional on the status it expects and, where it acts for a run, on the document still
+ * being on that run.
+ */
+export const documentChanges = {
+  /** QUEUED → PRE_PROCESSING; an extraction checkpoint of an earlier try is dropped. */
+  startPreProcessing: (document: DocumentRecord) =>
+    change({ to: "PRE_PROCESSING", from: QUEUED_STATUSES, runId: document.runId, set: { preProcessingAt: nowIso(), extraction: null } }),
+
+  /**
+   * Moves the extraction checkpoint past the pages a step read, unless another delivery moved it
+   * first: from `seenNextPage` when the run had a checkpoint, else only while it has none of its own.
+   */
+  saveExtraction: (document: DocumentRecord, extraction: ExtractionCheckpoint, seenNextPage: number | null) =>
+    change({
+      keep: "PRE_PROCESSING",
+      runId: document.runId,
+      set: { extraction },
+      ...(seenNextPage !== null
+        ? { condition: "extraction.nextPage = :seenPage", values: { ":seenPage": seenNextPage } }
+        : { condition: "attribute_not_exists(extraction) OR attribute_type(extraction, :nullType) OR extraction.runId <> :runId", values: { ":nullType": "NULL" } }),
+    }),
+
+  /** PRE_PROCESSING → PROCESSING with the staged chunks' checkpoint. */
+  startProcessing: (document: DocumentRecord, staged: { properties: DocumentRecord["properties"]; checkpoint: ProcessingCheckpoint }) =>
+    change({
+      to: "PROCESSING",
+      from: ["PRE_PROCESSING"],
+      runId: document.runId,
+      set: { processingAt: nowIso(), properties: staged.properties, checkpoint: staged.checkpoint, extraction: null },
+    }),
+
+  /** Records embedded batches, unless another delivery already moved the checkpoint past `seenEmbedded`. */
+  advanceCheckpoint: (document: DocumentRecord, checkpoint: ProcessingCheckpoint, seenEmbedded: number) =>
+    change({
+      keep: "PROCESSING",
+      runId: document.runId,
+      set: { checkpoint },
+      condition: "checkpoint.embedded = :seen",
+      values: { ":seen": seenEmbedded },
+    }),
+
+  /** PROCESSING → COMPLETED, the new vector generation made current and counted on the job. */
+  complete: (
+    document: DocumentRecord,
+    result: Pick<DocumentRecord, "totalChunks" | "totalCharacters" | "totalPages" | "totalTokens"> & {
+      generation: VectorGeneration;
+      retiredGeneration: VectorGeneration | null;
+    },
+  ) =>
+    change({
+      to: "COMPLETED",
+      from: ["PROCESSING"],
+      runId: document.runId,
+      set: { completedAt: nowIso(), failedAt: null, error: null, ...result, checkpoint: null },
+    }),
+
+  /** A working status → FAILED, counted on the job; whatever the document had indexed is retired. */
+  fail: (document: DocumentRecord, reason: string) =>
+    change({
+      to: "FAILED",
+      from: ["QUEUED", "QUEUED_FOR_RESYNC", "PRE_PROCESSING", "PROCESSING"],
+      runId: document.runId,
+      set: { failedAt: nowIso(), completedAt: null, error: reason, checkpoint: null, generation: null, retiredGeneration: document.generation },
+    }),
+
+  /** The retired generation's vectors are gone. */
+  clearRetiredGeneration: (document: DocumentRecord) =>
+    change({ keep: document.status, runId: document.runId, set: { retiredGeneration: null } }),
+
+  /** Puts the document, as read, on the job's new run as QUEUED_FOR_RESYNC. */
+  resetForRun: (document: DocumentRecord, runId: string) =>
+    change({ to: "QUEUED_FOR_RESYNC", from: [document.status], runId: document.runId, set: { runId, ...freshRunFields(), checkpoint: null } }),
+
+  /** → QUEUED_FOR_DELETE on the run read, keeping the status it had. */
+  queueForDelete: (document: DocumentRecord) =>
+    change({ to: "QUEUED_FOR_DELETE", runId: document.runId, copy: { statusBeforeDelete: "status" } }),
+
+  /** Undoes `queueForDelete` when the deletion's message could not be queued. */
+  restoreAfterQueueFailure: (queued: DocumentRecord) =>
+    change({ restore: queued.statusBeforeDelete ?? "FAILED" }),
+
+  /** The delete worker takes a queued deletion over. */
+  startDeleting: (document: DocumentRecord) => change({ to: "DELETING", from: DELETION_STATUSES }),
+
+  /** Its job's deletion takes the document, whatever its status; the status it had is kept unless it was already being deleted. */
+  startDeletingWithJob: (document: DocumentRecord) =>
+    change({ to: "DELETING", ...(DELETION_STATUSES.includes(document.status) ? {} : { copy: { statusBeforeDelete: "status" } }) }),
+
+  /** A deletion that keeps failing ends FAILED with the reason. */
+  failDeletion: (document: DocumentRecord, reason: string) =>
+    change({ to: "FAILED", from: DELETION_STATUSES, set: { error: `deletion failed: ${reason}` } }),
+
+  /** Counts a sweep, conditional on the record being exactly as read (status, run and `updatedAt`). */
+  recordSweep: sweepCounted<DocumentRecord>,
+};
+
+function documentWrites() {
+  const { complete, fail, ...unsettling } = documentChanges;
+  return {
+    ...applied<DocumentRecord, typeof unsettling>(documentTarget, documentFromItem, unsettling),
+    complete: (document: DocumentRecord, result: Parameters<typeof complete>[1]) => settleDocument(document, complete(document, result)),
+    fail: (document: DocumentRecord, reason: string) => settleDocument(document, fail(document, reason)),
+  };
+}
+
+/**
+ * The lifecycle writes applied: each returns the record as written, or null when another delivery
+ * or a deletion moved first. Pure: a bundle that only reads documents (Search) leaves them out.
+ */
+export const documentUpdates = /* @__PURE__ */ documentWrites();
 
 /** Deletes a document record whatever its state (the job cascade, after the document's data). */
 export async function deleteDocumentItem(documentId: string): Promise<void> {

@@ -1,12 +1,12 @@
 import { DeleteCommand, PutCommand } from "@aws-sdk/lib-dynamodb";
-import { batchGetItems } from "./batch-get.ts";
-import { dynamo } from "./client.ts";
+import { batchGetItems } from "./dynamo/batch-get.ts";
+import { dynamo } from "./dynamo/client.ts";
 import { config } from "../platform/env.ts";
 import { mapLimited } from "../platform/concurrency.ts";
-import { isConditionFailure } from "./conditions.ts";
-import { embeddingPointersPartition, keys } from "./keys.ts";
-import { queryPages } from "./query.ts";
-import { INDEX, LIST_SORT_KEY } from "./table-schema.ts";
+import { isConditionFailure } from "./dynamo/conditions.ts";
+import { embeddingPointersPartition, keys } from "./dynamo/keys.ts";
+import { queryPages } from "./dynamo/query.ts";
+import { INDEX, LIST_SORT_KEY } from "./dynamo/table-schema.ts";
 
 /**
  * Embedding pointers: for a chunk text already embedded in a vector partition, the key of a vector

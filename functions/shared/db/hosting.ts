@@ -1,15 +1,15 @@
 import { randomBytes } from "node:crypto";
 import { GetCommand } from "@aws-sdk/lib-dynamodb";
-import { dynamo } from "./client.ts";
+import { dynamo } from "./dynamo/client.ts";
 import { config } from "../platform/env.ts";
 import { conflict, notFound } from "../domain/errors.ts";
-import { isConditionFailure } from "./conditions.ts";
+import { isConditionFailure } from "./dynamo/conditions.ts";
 import { nowIso } from "../platform/time.ts";
 import { applyHostingPatch, type HostingPatch, type HostingRecord, newHosting } from "../domain/hosting.ts";
 import type { NamespaceRecord } from "../domain/namespace.ts";
-import { toRecord } from "./items.ts";
-import { keys } from "./keys.ts";
-import { transactWrite } from "./transact.ts";
+import { toRecord } from "./dynamo/items.ts";
+import { keys } from "./dynamo/keys.ts";
+import { transactWrite } from "./dynamo/transact.ts";
 import { release, reserve, writeWithReservations } from "./reservations.ts";
 
 const SLUG_ALPHABET = "abcdefghijklmnopqrstuvwxyz0123456789";

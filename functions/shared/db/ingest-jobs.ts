@@ -1,14 +1,18 @@
 import { DeleteCommand, GetCommand } from "@aws-sdk/lib-dynamodb";
-import { dynamo } from "./client.ts";
+import { dynamo } from "./dynamo/client.ts";
 import { config } from "../platform/env.ts";
 import { conflict, notFound } from "../domain/errors.ts";
 import { newId } from "../platform/ids.ts";
 import type { IngestConfig } from "../domain/ingest-config.ts";
 import type { IngestJobRecord, IngestPayload } from "../domain/ingest-job.ts";
-import { toRecord } from "./items.ts";
-import { keys, listIndexAttributes } from "./keys.ts";
+import { jobFromItem } from "./records.ts";
+import { keys, listIndexAttributes, namespaceListPartition } from "./dynamo/keys.ts";
+import { listPage, type PageRequest, type Pagination } from "./dynamo/pager.ts";
+import { queryPages } from "./dynamo/query.ts";
 import { release, reserve, writeWithReservations } from "./reservations.ts";
-import type { Transitionable } from "./transitions.ts";
+import { applied, change, freshRunFields, sweepCounted, type Transitionable } from "./dynamo/transitions.ts";
+import { DELETION_STATUSES, QUEUED_STATUSES, type Status } from "../domain/statuses.ts";
+import { nowIso } from "../platform/time.ts";
 
 export function jobTarget(job: Pick<IngestJobRecord, "id" | "namespaceId" | "tenantId">): Transitionable {
   return { collection: "JOBS", key: keys.ingestJob(job.id), namespaceId: job.namespaceId, tenantId: job.tenantId };
@@ -18,9 +22,20 @@ export function jobItem(record: IngestJobRecord): Record<string, unknown> {
   return { ...keys.ingestJob(record.id), ...listIndexAttributes("JOBS", record), entityType: "IngestJob", ...record };
 }
 
+/** E5: one page of a namespace's jobs (with a tenant, only that tenant's), in (createdAt, id) order. */
+export async function listJobPage(request: Omit<PageRequest, "collection" | "parentJobId">): Promise<{ records: IngestJobRecord[]; pagination: Pagination }> {
+  const page = await listPage({ ...request, collection: "JOBS", parentJobId: null });
+  return { records: page.items.map(jobFromItem), pagination: page.pagination };
+}
+
+/** The ids of a namespace's jobs, page after page, as its list index has them (a moment behind the records). */
+export async function* jobIdsOfNamespace(namespaceId: string): AsyncGenerator<string[]> {
+  for await (const page of queryPages("scope", namespaceListPartition("JOBS", namespaceId), { fields: ["id"] })) yield page.map((entry) => String(entry.id));
+}
+
 export async function getIngestJob(jobId: string): Promise<IngestJobRecord | null> {
   const result = await dynamo().send(new GetCommand({ TableName: config.tableName(), Key: keys.ingestJob(jobId), ConsistentRead: true }));
-  return result.Item ? toRecord<IngestJobRecord>(result.Item) : null;
+  return result.Item ? jobFromItem(result.Item) : null;
 }
 
 /**
@@ -118,3 +133,72 @@ export async function removeIngestJobRecord(record: IngestJobRecord): Promise<vo
 export async function deleteIngestJobItem(jobId: string): Promise<void> {
   await dynamo().send(new DeleteCommand({ TableName: config.tableName(), Key: keys.ingestJob(jobId) }));
 }
+
+/** The statuses of a run in progress, from which it may fail. */
+const RUNNING: readonly Status[] = ["QUEUED", "QUEUED_FOR_RESYNC", "PRE_PROCESSING", "PROCESSING"];
+
+/**
+ * The writes of an ingest job's lifecycle (domain/lifecycle.ts), as changes to the record as read.
+ * Each is conditional on the status it expects and, where it acts for a run, on the job still being
+ * on that run.
+ */
+export const jobChanges = {
+  /** QUEUED → PRE_PROCESSING: the run's documents are about to be created. */
+  startPreProcessing: (job: IngestJobRecord) =>
+    change({
+      to: "PRE_PROCESSING",
+      from: QUEUED_STATUSES,
+      runId: job.runId,
+      set: { preProcessingAt: nowIso(), processingAt: null, completedAt: null, failedAt: null, error: null },
+    }),
+
+  /** PRE_PROCESSING → PROCESSING once the run's `documentsTotal` documents exist. */
+  startProcessing: (job: IngestJobRecord, documentsTotal: number) =>
+    change({
+      to: "PROCESSING",
+      from: ["PRE_PROCESSING"],
+      runId: job.runId,
+      set: { processingAt: nowIso(), documentsTotal, documentsCreated: true, documentsCompleted: 0, documentsFailed: 0 },
+    }),
+
+  /** PROCESSING → COMPLETED. */
+  complete: (job: IngestJobRecord) =>
+    change({ to: "COMPLETED", from: ["PROCESSING"], runId: job.runId, set: { completedAt: nowIso(), failedAt: null, error: null } }),
+
+  /** The run fails with a reason, from any running status unless the caller narrows `from`. */
+  fail: (job: IngestJobRecord, reason: string, from: readonly Status[] = RUNNING) =>
+    change({ to: "FAILED", from, runId: job.runId, set: { failedAt: nowIso(), completedAt: null, error: reason } }),
+
+  /**
+   * → QUEUED_FOR_RESYNC on a new run. The run id changes in the same conditional write as the
+   * status, so messages of the previous run become stale and a concurrent deletion (conditioned on
+   * the old run id) loses.
+   */
+  queueForResync: (job: IngestJobRecord, runId: string) =>
+    change({ to: "QUEUED_FOR_RESYNC", runId: job.runId, set: { runId, ...freshRunFields(), documentsCompleted: 0, documentsFailed: 0 } }),
+
+  /**
+   * → QUEUED_FOR_DELETE, keeping the status it had. A request names the run it read (`runId`), so
+   * it and a concurrent re-ingestion cannot both win; a namespace's cascade takes any run.
+   */
+  queueForDelete: (job: IngestJobRecord, options: { onRun: boolean }) =>
+    change({ to: "QUEUED_FOR_DELETE", ...(options.onRun ? { runId: job.runId } : {}), copy: { statusBeforeDelete: "status" } }),
+
+  /** Undoes `queueForDelete` when the deletion's message could not be queued. */
+  restoreAfterQueueFailure: (queued: IngestJobRecord) =>
+    change({ restore: queued.statusBeforeDelete ?? "FAILED", runId: queued.runId }),
+
+  /** The delete worker takes a queued deletion over. */
+  startDeleting: (job: IngestJobRecord) => change({ to: "DELETING", from: DELETION_STATUSES }),
+
+  /** A deletion that keeps failing ends FAILED with the reason. */
+  failDeletion: (job: IngestJobRecord, reason: string) =>
+    change({ to: "FAILED", from: DELETION_STATUSES, set: { error: `deletion failed: ${reason}` } }),
+
+  /** Counts a sweep, conditional on the record being exactly as read (status, run and `updatedAt`). */
+  recordSweep: sweepCounted<IngestJobRecord>,
+};
+
+/** The lifecycle writes applied: each returns the record as written, or null when someone else moved first. */
+// Pure: a bundle that never writes a job (Search reads documents only) leaves the writes and the lifecycle out.
+export const jobUpdates = /* @__PURE__ */ applied<IngestJobRecord, typeof jobChanges>(jobTarget, jobFromItem, jobChanges);

@@ -1,8 +1,8 @@
 import { GetCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
-import { dynamo } from "./client.ts";
+import { dynamo } from "./dynamo/client.ts";
 import { config } from "../platform/env.ts";
 import { conflict, forbidden, notFound } from "../domain/errors.ts";
-import { isConditionFailure } from "./conditions.ts";
+import { isConditionFailure } from "./dynamo/conditions.ts";
 import { newId } from "../platform/ids.ts";
 import { nowIso } from "../platform/time.ts";
 import {
@@ -13,10 +13,10 @@ import {
   type VectorStoreConfig,
 } from "../domain/namespace.ts";
 import { isNamespaceId } from "../domain/params.ts";
-import { toRecord } from "./items.ts";
-import { keys, organizationListKeys, organizationListPartition } from "./keys.ts";
-import { queryWholePartition } from "./query.ts";
-import { retryingConflicts } from "./transact.ts";
+import { toRecord } from "./dynamo/items.ts";
+import { keys, organizationListKeys, organizationListPartition } from "./dynamo/keys.ts";
+import { queryWholePartition } from "./dynamo/query.ts";
+import { retryingConflicts } from "./dynamo/transact.ts";
 import { release, reserve, writeWithReservations } from "./reservations.ts";
 
 export type NamespaceAccess = "active" | "any";

@@ -1,14 +1,14 @@
 import { randomBytes } from "node:crypto";
 import { DeleteCommand, GetCommand, PutCommand, ScanCommand } from "@aws-sdk/lib-dynamodb";
-import { dynamo } from "./client.ts";
+import { dynamo } from "./dynamo/client.ts";
 import { config } from "../platform/env.ts";
-import { isConditionFailure } from "./conditions.ts";
+import { isConditionFailure } from "./dynamo/conditions.ts";
 import { newId } from "../platform/ids.ts";
 import { nowIso } from "../platform/time.ts";
 import { generateApiKey, hashApiKey, keyIdFromHash, keyPreview } from "../domain/api-key-format.ts";
-import { toRecord } from "./items.ts";
-import { ALL_ORGANIZATIONS_PARTITION, allOrganizationsListKeys, keys, organizationListKeys, organizationListPartition } from "./keys.ts";
-import { queryWholePartition } from "./query.ts";
+import { toRecord } from "./dynamo/items.ts";
+import { ALL_ORGANIZATIONS_PARTITION, allOrganizationsListKeys, keys, organizationListKeys, organizationListPartition } from "./dynamo/keys.ts";
+import { queryWholePartition } from "./dynamo/query.ts";
 import { reserve, writeWithReservations } from "./reservations.ts";
 
 export interface OrganizationRecord {

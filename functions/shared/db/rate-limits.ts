@@ -1,9 +1,9 @@
 import { UpdateCommand } from "@aws-sdk/lib-dynamodb";
-import { dynamo } from "./client.ts";
+import { dynamo } from "./dynamo/client.ts";
 import { config } from "../platform/env.ts";
-import { isConditionFailure } from "./conditions.ts";
-import { keys } from "./keys.ts";
-import { TTL_ATTRIBUTE } from "./table-schema.ts";
+import { isConditionFailure } from "./dynamo/conditions.ts";
+import { keys } from "./dynamo/keys.ts";
+import { TTL_ATTRIBUTE } from "./dynamo/table-schema.ts";
 
 /**
  * Fixed-window request counters in the table, for callers API Gateway's usage plans cannot tell

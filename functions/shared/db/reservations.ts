@@ -1,7 +1,7 @@
 import { config } from "../platform/env.ts";
-import { cancellationReasons, isConditionFailure } from "./conditions.ts";
-import type { TableKey } from "./keys.ts";
-import { type TransactItems, transactWrite } from "./transact.ts";
+import { cancellationReasons, isConditionFailure } from "./dynamo/conditions.ts";
+import type { TableKey } from "./dynamo/keys.ts";
+import { type TransactItems, transactWrite } from "./dynamo/transact.ts";
 
 /**
  * One transaction that writes a record together with the uniqueness reservations it needs (a slug,

@@ -1,9 +1,9 @@
 import { randomBytes } from "node:crypto";
 import { GetCommand, PutCommand } from "@aws-sdk/lib-dynamodb";
-import { dynamo } from "./client.ts";
+import { dynamo } from "./dynamo/client.ts";
 import { config } from "../platform/env.ts";
-import { isConditionFailure } from "./conditions.ts";
-import { keys } from "./keys.ts";
+import { isConditionFailure } from "./dynamo/conditions.ts";
+import { keys } from "./dynamo/keys.ts";
 
 const cache = new Map<string, Promise<Buffer>>();
 

@@ -1,9 +1,9 @@
 import { DeleteCommand, PutCommand } from "@aws-sdk/lib-dynamodb";
-import { dynamo } from "./client.ts";
+import { dynamo } from "./dynamo/client.ts";
 import { config } from "../platform/env.ts";
-import { isConditionFailure } from "./conditions.ts";
-import { keys } from "./keys.ts";
-import { TTL_ATTRIBUTE } from "./table-schema.ts";
+import { isConditionFailure } from "./dynamo/conditions.ts";
+import { keys } from "./dynamo/keys.ts";
+import { TTL_ATTRIBUTE } from "./dynamo/table-schema.ts";
 
 /**
  * One-time sign-in links of protected hosted pages. Only the token's SHA-256 is stored; a link is

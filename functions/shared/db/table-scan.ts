@@ -1,7 +1,8 @@
 import { ScanCommand } from "@aws-sdk/lib-dynamodb";
-import { dynamo } from "./client.ts";
+import { dynamo } from "./dynamo/client.ts";
 import { config } from "../platform/env.ts";
-import { toRecord } from "./items.ts";
+import { toRecord } from "./dynamo/items.ts";
+import { documentFromItem, jobFromItem } from "./records.ts";
 import type { DocumentRecord } from "../domain/document.ts";
 import type { IngestJobRecord } from "../domain/ingest-job.ts";
 import type { NamespaceRecord } from "../domain/namespace.ts";
@@ -46,8 +47,8 @@ export async function scanTable(cutoff: Date): Promise<TableInventory> {
     );
     for (const item of page.Items ?? []) {
       if (item.entityType === "Namespace") inventory.namespaces.push(toRecord<NamespaceRecord>(item));
-      else if (item.entityType === "IngestJob") inventory.staleJobs.push(toRecord<IngestJobRecord>(item));
-      else inventory.staleDocuments.push(toRecord<DocumentRecord>(item));
+      else if (item.entityType === "IngestJob") inventory.staleJobs.push(jobFromItem(item));
+      else inventory.staleDocuments.push(documentFromItem(item));
     }
     startKey = page.LastEvaluatedKey;
   } while (startKey);

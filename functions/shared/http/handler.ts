@@ -8,7 +8,7 @@ import { errorEnvelope, JSON_CONTENT_TYPE } from "./envelope.ts";
 import { invalidRequest, unprocessable } from "../domain/errors.ts";
 import { errorReply, HttpError } from "./error-mapping.ts";
 import { logger } from "../platform/logger.ts";
-import { loadNamespaceForOrganization, type NamespaceAccess } from "../db/namespaces.ts";
+import { loadNamespaceForOrganization, type NamespaceAccess } from "../workflows/namespaces.ts";
 import type { NamespaceRecord } from "../domain/namespace.ts";
 
 export interface AuthContext {

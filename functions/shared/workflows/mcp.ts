@@ -1,8 +1,6 @@
 import { loadDocumentForRequest } from "../db/documents.ts";
-import { findJobForRequest } from "../db/ingest-jobs.ts";
 import { getHosting } from "../db/hosting.ts";
 import { listNamespaces, loadNamespaceForOrganization } from "../db/namespaces.ts";
-import { listPage } from "../db/pager.ts";
 import { createIngestJobBody, jobToWire } from "../domain/ingest-job.ts";
 import { documentListQuery } from "../domain/list-query.ts";
 import { namespaceToWire, type NamespaceRecord } from "../domain/namespace.ts";
@@ -10,6 +8,7 @@ import { expansionInput, searchBody } from "../domain/search.ts";
 import * as z from "../platform/zod.ts";
 import { expandHits } from "./expansion.ts";
 import { createIngestJob } from "./ingestion/create-job.ts";
+import { listDocuments } from "./ingestion/lookups.ts";
 import { documentsToWire } from "./records-to-wire.ts";
 import { chunkIdInput, citationOf, type McpTool, parse, ToolInputError } from "./mcp-common.ts";
 import { rerankResults } from "./rerank.ts";
@@ -130,20 +129,8 @@ export const MCP_TOOLS: McpTool<McpCaller>[] = [
       // The HTTP query schema reads strings, as a query string carries them.
       const query = parse(documentListQuery, Object.fromEntries(Object.entries(rest).map(([key, value]) => [key, Array.isArray(value) ? value.join(",") : value === undefined ? value : String(value)])));
       const { namespace, tenantId } = await namespaceOf(caller, where, "any");
-      const jobId = query.ingestJobId ?? null;
-      if (jobId !== null && !(await findJobForRequest(namespace.id, tenantId, jobId))) return { documents: [], pagination: { nextCursor: null, prevCursor: null, hasMore: false } };
-      const page = await listPage({
-        collection: "DOCS",
-        namespaceId: namespace.id,
-        tenantId,
-        statuses: query.statuses,
-        parentJobId: jobId,
-        order: query.order,
-        direction: query.cursorDirection,
-        cursor: query.cursor ?? null,
-        perPage: query.perPage,
-      });
-      return { documents: await documentsToWire(page.records.filter((record) => record.namespaceId === namespace.id)), pagination: page.pagination };
+      const page = await listDocuments(namespace.id, tenantId, query);
+      return { documents: await documentsToWire(page.records), pagination: page.pagination };
     },
   },
   {

@@ -1,14 +1,11 @@
 import { deleteEmbeddingPointersOf } from "../../db/embedding-pointers.ts";
 import { setTimeout as sleep } from "node:timers/promises";
 import { faultPoint } from "../../platform/fault-points.ts";
-import { deleteDocumentItem, documentTarget, getDocument, removeDocumentRecord, removeUploadReference, uploadIsReferenced } from "../../db/documents.ts";
+import { deleteDocumentItem, documentIdsOfNamespace, documentUpdates, getDocument, removeDocumentRecord, removeUploadReference, uploadIsReferenced } from "../../db/documents.ts";
 import { getHosting, removeHosting } from "../../db/hosting.ts";
-import { getIngestJob, jobTarget } from "../../db/ingest-jobs.ts";
+import { getIngestJob, jobIdsOfNamespace, jobUpdates } from "../../db/ingest-jobs.ts";
 import { removeJobWithPayload } from "../ingestion/stored-payloads.ts";
-import { listPartition } from "../../db/keys.ts";
 import { getNamespace, removeNamespaceRecord } from "../../db/namespaces.ts";
-import { queryPages } from "../../db/query.ts";
-import { transition } from "../../db/transitions.ts";
 import type { DocumentRecord, VectorGeneration } from "../../domain/document.ts";
 import type { IngestJobRecord } from "../../domain/ingest-job.ts";
 import type { NamespaceRecord } from "../../domain/namespace.ts";
@@ -57,7 +54,7 @@ async function purgeDocumentData(document: DocumentRecord, namespace: NamespaceR
 export async function deleteDocumentCascade(documentId: string): Promise<void> {
   let document = await getDocument(documentId);
   if (!document || !DELETION_STATUSES.includes(document.status)) return;
-  document = (await transition<DocumentRecord>(documentTarget(document), { to: "DELETING", from: DELETION_STATUSES })) ?? document;
+  document = (await documentUpdates.startDeleting(document)) ?? document;
   await faultPoint("delete:document-deleting");
   await purgeDocumentData(document, await getNamespace(document.namespaceId));
   await faultPoint("delete:document-purged");
@@ -69,17 +66,14 @@ export async function deleteDocumentCascade(documentId: string): Promise<void> {
 export async function deleteJobCascade(jobId: string, budget: StepBudget): Promise<StepResult> {
   let job = await getIngestJob(jobId);
   if (!job || !DELETION_STATUSES.includes(job.status)) return "done";
-  job = (await transition<IngestJobRecord>(jobTarget(job), { to: "DELETING", from: DELETION_STATUSES })) ?? job;
+  job = (await jobUpdates.startDeleting(job)) ?? job;
   const namespace = await getNamespace(job.namespaceId);
   for (const documentId of job.documentIds) {
     if (budget.remainingMs() < SAFETY_MARGIN_MS) return "continue";
     const document = await getDocument(documentId);
     if (!document) continue;
     // DELETING stops any work still in flight for the document at its next step.
-    const deleting = await transition<DocumentRecord>(documentTarget(document), {
-      to: "DELETING",
-      ...(DELETION_STATUSES.includes(document.status) ? {} : { copy: { statusBeforeDelete: "status" } }),
-    });
+    const deleting = await documentUpdates.startDeletingWithJob(document);
     await purgeDocumentData(deleting ?? document, namespace);
     await deleteDocumentItem(documentId);
     await faultPoint("delete:job-document-removed");
@@ -110,18 +104,18 @@ export async function deleteNamespaceCascade(namespaceId: string, budget: StepBu
     if (budget.remainingMs() - untilSettled < SAFETY_MARGIN_MS) return "continue";
     await sleep(untilSettled);
   }
-  for await (const page of queryPages("scope", namespaceListPartition("JOBS", namespaceId), { fields: ["id"] })) {
-    for (const entry of page) {
+  for await (const page of jobIdsOfNamespace(namespaceId)) {
+    for (const jobId of page) {
       if (budget.remainingMs() < SAFETY_MARGIN_MS) return "continue";
-      const job = await getIngestJob(String(entry.id));
+      const job = await getIngestJob(jobId);
       if (!job || job.namespaceId !== namespaceId) continue;
       if ((await deleteJobOfNamespace(job, budget)) === "continue") return "continue";
     }
   }
-  for await (const page of queryPages("scope", namespaceListPartition("DOCS", namespaceId), { fields: ["id"] })) {
-    for (const entry of page) {
+  for await (const page of documentIdsOfNamespace(namespaceId)) {
+    for (const documentId of page) {
       if (budget.remainingMs() < SAFETY_MARGIN_MS) return "continue";
-      const document = await getDocument(String(entry.id));
+      const document = await getDocument(documentId);
       if (!document || document.namespaceId !== namespaceId) continue;
       // A job still there was written too late for the job index when it was read: it goes whole.
       const job = await getIngestJob(document.ingestJobId);
@@ -148,22 +142,19 @@ export async function deleteNamespaceCascade(namespaceId: string, budget: StepBu
 
 async function deleteJobOfNamespace(job: IngestJobRecord, budget: StepBudget): Promise<StepResult> {
   if (!DELETION_STATUSES.includes(job.status)) {
-    await transition(jobTarget(job), { to: "QUEUED_FOR_DELETE", copy: { statusBeforeDelete: "status" } });
+    await jobUpdates.queueForDelete(job, { onRun: false });
   }
   return deleteJobCascade(job.id, budget);
 }
 
-function namespaceListPartition(collection: "JOBS" | "DOCS", namespaceId: string): string {
-  return listPartition("scope", { collection, namespaceId, tenantId: null, status: null })!;
-}
-
 /** A deletion that keeps failing ends FAILED with the reason; deleting again retries it. */
 export async function failDeletion(kind: "job" | "document", id: string, reason: string): Promise<void> {
-  const target =
-    kind === "job"
-      ? await getIngestJob(id).then((job) => (job ? jobTarget(job) : null))
-      : await getDocument(id).then((document) => (document ? documentTarget(document) : null));
-  if (!target) return;
-  await transition(target, { to: "FAILED", from: DELETION_STATUSES, set: { error: `deletion failed: ${reason}` } });
+  if (kind === "job") {
+    const job = await getIngestJob(id);
+    if (job) await jobUpdates.failDeletion(job, reason);
+  } else {
+    const document = await getDocument(id);
+    if (document) await documentUpdates.failDeletion(document, reason);
+  }
 }
 

@@ -1,13 +1,12 @@
 import { conflict } from "../../domain/errors.ts";
 import { faultPoint } from "../../platform/fault-points.ts";
-import { documentTarget } from "../../db/documents.ts";
-import { getIngestJob, jobTarget } from "../../db/ingest-jobs.ts";
+import { documentUpdates } from "../../db/documents.ts";
+import { getIngestJob, jobUpdates } from "../../db/ingest-jobs.ts";
 import { markNamespaceDeleting, restoreNamespaceActive } from "../../db/namespaces.ts";
-import { transition } from "../../db/transitions.ts";
 import { type DocumentRecord } from "../../domain/document.ts";
 import { type IngestJobRecord } from "../../domain/ingest-job.ts";
 import { type NamespaceRecord } from "../../domain/namespace.ts";
-import { DELETION_STATUSES, STATUSES, type Status } from "../../domain/statuses.ts";
+import { DELETION_STATUSES } from "../../domain/statuses.ts";
 import { enqueue } from "../../queue/send.ts";
 
 /*
@@ -15,22 +14,13 @@ import { enqueue } from "../../queue/send.ts";
  * status and the cascade is queued; the delete worker does the rest (cascades.ts).
  */
 
-const DELETABLE: readonly Status[] = STATUSES.filter((status) => !DELETION_STATUSES.includes(status));
-
 /** deleteIngestJob. The job's run id is part of the condition, so a concurrent re-ingestion and this deletion cannot both win. */
 export async function requestJobDeletion(job: IngestJobRecord): Promise<IngestJobRecord> {
   if (DELETION_STATUSES.includes(job.status)) throw conflict(`Ingest job ${job.id} is already being deleted.`);
   await faultPoint("request:job-read");
-  const queued = await transition<IngestJobRecord>(jobTarget(job), {
-    to: "QUEUED_FOR_DELETE",
-    from: DELETABLE,
-    runId: job.runId,
-    copy: { statusBeforeDelete: "status" },
-  });
+  const queued = await jobUpdates.queueForDelete(job, { onRun: true });
   if (!queued) throw conflict(`Ingest job ${job.id} changed while it was being deleted (re-ingested or deleted meanwhile); retry.`);
-  await queueOrUndo({ kind: "job", jobId: job.id }, () =>
-    transition(jobTarget(job), { to: queued.statusBeforeDelete ?? "FAILED", from: ["QUEUED_FOR_DELETE"], runId: job.runId }),
-  );
+  await queueOrUndo({ kind: "job", jobId: job.id }, () => jobUpdates.restoreAfterQueueFailure(queued));
   return queued;
 }
 
@@ -44,16 +34,9 @@ export async function requestDocumentDeletion(document: DocumentRecord): Promise
   if (job && job.runId === document.runId && job.status === "PRE_PROCESSING") {
     throw conflict(`The ingest job of document ${document.id} is still preparing its documents; retry in a moment.`);
   }
-  const queued = await transition<DocumentRecord>(documentTarget(document), {
-    to: "QUEUED_FOR_DELETE",
-    from: DELETABLE,
-    runId: document.runId,
-    copy: { statusBeforeDelete: "status" },
-  });
+  const queued = await documentUpdates.queueForDelete(document);
   if (!queued) throw conflict(`Document ${document.id} changed while it was being deleted (re-ingested or deleted meanwhile); retry.`);
-  await queueOrUndo({ kind: "document", documentId: document.id }, () =>
-    transition(documentTarget(document), { to: queued.statusBeforeDelete ?? "FAILED", from: ["QUEUED_FOR_DELETE"] }),
-  );
+  await queueOrUndo({ kind: "document", documentId: document.id }, () => documentUpdates.restoreAfterQueueFailure(queued));
   return queued;
 }
 

@@ -1,11 +1,9 @@
 import { randomUUID } from "node:crypto";
-import { nowIso } from "../../platform/time.ts";
 import { config } from "../../platform/env.ts";
 import { faultPoint } from "../../platform/fault-points.ts";
-import { documentTarget, getDocument, settleDocument } from "../../db/documents.ts";
+import { documentUpdates, getDocument } from "../../db/documents.ts";
 import { getIngestJob } from "../../db/ingest-jobs.ts";
 import { getNamespace } from "../../db/namespaces.ts";
-import { transition } from "../../db/transitions.ts";
 import type { DocumentRecord, ExtractionCheckpoint, ProcessingCheckpoint, VectorGeneration } from "../../domain/document.ts";
 import { DEFAULT_CHUNK_SIZE, type IngestConfig, mergeConfigs } from "../../domain/ingest-config.ts";
 import type { NamespaceRecord } from "../../domain/namespace.ts";
@@ -66,10 +64,9 @@ export async function processDocument(documentId: string, runId: string, budget:
   }
   try {
     if (QUEUED_STATUSES.includes(document.status)) {
-      if (!(await transition(documentTarget(document), { to: "PRE_PROCESSING", from: QUEUED_STATUSES, runId, set: { preProcessingAt: nowIso(), extraction: null } }))) {
-        return stepAside(document);
-      }
-      document = (await getDocument(documentId))!;
+      const started = await documentUpdates.startPreProcessing(document);
+      if (!started) return stepAside(document);
+      document = started;
     }
     await faultPoint("document:pre-processing");
     let chunksFile: StagedChunks;
@@ -77,9 +74,7 @@ export async function processDocument(documentId: string, runId: string, budget:
       const prepared = await prepareChunks(document, settings, budget);
       if (prepared === "continue") return enqueue("ingest", { kind: "document", documentId, runId });
       if (!prepared) return stepAside(document);
-      chunksFile = prepared;
-      document = await getDocument(documentId);
-      if (!document || document.runId !== runId || document.status !== "PROCESSING") return;
+      ({ chunksFile, document } = prepared);
     } else {
       if (document.checkpoint?.runId !== runId) throw new Error(`document ${documentId} is PROCESSING without a checkpoint of its run`);
       const staged = await getObjectText(document.checkpoint.stagingKey);
@@ -133,7 +128,11 @@ async function stepAside(document: DocumentRecord): Promise<void> {
  * Parses and chunks the source, stages the result and moves to PROCESSING; `continue` when a long
  * paged file has more pages to read in the next step; null when another delivery got there first.
  */
-async function prepareChunks(document: DocumentRecord, settings: IngestConfig, budget: StepBudget): Promise<StagedChunks | "continue" | null> {
+async function prepareChunks(
+  document: DocumentRecord,
+  settings: IngestConfig,
+  budget: StepBudget,
+): Promise<{ chunksFile: StagedChunks; document: DocumentRecord } | "continue" | null> {
   // Extraction must leave the step time to stage its result; a file (or one page) that needs more fails.
   const deadlineMs = Date.now() + budget.remainingMs() - SAFETY_MARGIN_MS;
   const read = await readSource(document, settings, { deadlineMs, stopAtMs: deadlineMs - JOIN_AND_CHUNK_MS });
@@ -185,13 +184,8 @@ async function prepareChunks(document: DocumentRecord, settings: IngestConfig, b
     totalPages: extracted.totalPages ?? extracted.pageOffsets?.length ?? Math.ceil(totalCharacters / 1000),
     tokens: 0,
   };
-  const moved = await transition(documentTarget(document), {
-    to: "PROCESSING",
-    from: ["PRE_PROCESSING"],
-    runId: document.runId,
-    set: { processingAt: nowIso(), properties, checkpoint, extraction: null },
-  });
-  if (moved) return chunksFile;
+  const moved = await documentUpdates.startProcessing(document, { properties, checkpoint });
+  if (moved) return { chunksFile, document: moved };
   // Another delivery staged its own file and moved first; it carries on with that one.
   await deleteObjects([stagingKey]);
   return null;
@@ -205,15 +199,7 @@ async function saveExtractedPages(document: DocumentRecord, part: ExtractedDocum
   const key = stagingPagesKey(document.namespaceId, document.id, document.runId, randomUUID(), part.firstPage ?? 1);
   await putObject(key, JSON.stringify(part), "application/json");
   const previous = document.extraction?.runId === document.runId ? document.extraction : null;
-  const moved = await transition(documentTarget(document), {
-    to: "PRE_PROCESSING",
-    from: ["PRE_PROCESSING"],
-    runId: document.runId,
-    set: { extraction: { ...checkpoint, parts: [...checkpoint.parts, key] } },
-    ...(previous
-      ? { condition: "extraction.nextPage = :seenPage", values: { ":seenPage": previous.nextPage } }
-      : { condition: "attribute_not_exists(extraction) OR attribute_type(extraction, :nullType) OR extraction.runId <> :runId", values: { ":nullType": "NULL" } }),
-  });
+  const moved = await documentUpdates.saveExtraction(document, { ...checkpoint, parts: [...checkpoint.parts, key] }, previous?.nextPage ?? null);
   await faultPoint("document:pages-staged");
   if (!moved) {
     // A copy of a fetched file made by this step is ours to remove as well; an upload never is.
@@ -271,14 +257,7 @@ async function embedFromCheckpoint(
     });
     await recordPointers(scope, document, batch, found);
     await faultPoint("document:batch-written");
-    const advanced = await transition(documentTarget(document), {
-      to: "PROCESSING",
-      from: ["PROCESSING"],
-      runId: document.runId,
-      set: { checkpoint: { ...checkpoint, embedded: embedded + batch.length, tokens: tokens + result.tokens } },
-      condition: "checkpoint.embedded = :seen",
-      values: { ":seen": embedded },
-    });
+    const advanced = await documentUpdates.advanceCheckpoint(document, { ...checkpoint, embedded: embedded + batch.length, tokens: tokens + result.tokens }, embedded);
     if (!advanced) {
       // Another delivery of this run moved first and carries on (its keys are the same as ours);
       // after a deletion or a newer run, this batch would be left behind, so it is taken back.
@@ -306,20 +285,13 @@ async function complete(document: DocumentRecord, staged: StagedChunks): Promise
   await faultPoint("document:chunks-published");
   const generation: VectorGeneration = { runId: document.runId, totalChunks: checkpoint.totalChunks };
   const previous = document.generation && document.generation.runId !== document.runId ? document.generation : null;
-  const settled = await settleDocument(document, {
-    status: "COMPLETED",
-    set: {
-      completedAt: nowIso(),
-      failedAt: null,
-      error: null,
-      totalChunks: checkpoint.totalChunks,
-      totalCharacters: checkpoint.totalCharacters,
-      totalPages: checkpoint.totalPages,
-      totalTokens: checkpoint.tokens,
-      generation,
-      retiredGeneration: previous,
-      checkpoint: null,
-    },
+  const settled = await documentUpdates.complete(document, {
+    totalChunks: checkpoint.totalChunks,
+    totalCharacters: checkpoint.totalCharacters,
+    totalPages: checkpoint.totalPages,
+    totalTokens: checkpoint.tokens,
+    generation,
+    retiredGeneration: previous,
   });
   if (!settled) {
     if (await abandoned(document)) {
@@ -330,7 +302,6 @@ async function complete(document: DocumentRecord, staged: StagedChunks): Promise
     return;
   }
   await faultPoint("document:settled");
-  const settledDocument = await getDocument(document.id);
-  if (settledDocument) await afterSettled(settledDocument);
+  await afterSettled(settled);
 }
 

@@ -1,20 +1,11 @@
 import { conflict } from "../../domain/errors.ts";
 import { faultPoint } from "../../platform/fault-points.ts";
 import { newId } from "../../platform/ids.ts";
-import { nowIso } from "../../platform/time.ts";
-import { documentTarget, getDocuments } from "../../db/documents.ts";
-import { getIngestJob, jobTarget } from "../../db/ingest-jobs.ts";
-import { transition } from "../../db/transitions.ts";
+import { documentUpdates, getDocuments } from "../../db/documents.ts";
+import { getIngestJob, jobUpdates } from "../../db/ingest-jobs.ts";
 import type { IngestJobRecord } from "../../domain/ingest-job.ts";
-import { DELETION_STATUSES, type Status, WORKING_STATUSES } from "../../domain/statuses.ts";
+import { DELETION_STATUSES, WORKING_STATUSES } from "../../domain/statuses.ts";
 import { enqueue } from "../../queue/send.ts";
-
-const REINGESTABLE: readonly Status[] = ["BACKLOG", "QUEUED", "QUEUED_FOR_RESYNC", "COMPLETED", "FAILED", "CANCELLED"];
-
-/** The moments and outcome of a run that starts now: queued, nothing else yet. */
-function freshRun() {
-  return { queuedAt: nowIso(), preProcessingAt: null, processingAt: null, completedAt: null, failedAt: null, error: null };
-}
 
 export function newRunId(): string {
   return newId("ingestJob").slice("job_".length);
@@ -37,12 +28,7 @@ export async function requestReingest(job: IngestJobRecord): Promise<void> {
   if (refused) throw conflict(refused);
   await faultPoint("request:job-read");
   const runId = newRunId();
-  const moved = await transition<IngestJobRecord>(jobTarget(job), {
-    to: "QUEUED_FOR_RESYNC",
-    from: REINGESTABLE,
-    runId: job.runId,
-    set: { runId, ...freshRun(), documentsCompleted: 0, documentsFailed: 0 },
-  });
+  const moved = await jobUpdates.queueForResync(job, runId);
   if (!moved) {
     const current = await getIngestJob(job.id);
     throw conflict((current && refusal(current)) ?? `Ingest job ${job.id} changed while it was being re-ingested; retry.`);
@@ -65,12 +51,7 @@ export async function resetDocumentsForRun(job: IngestJobRecord): Promise<number
       inRun += 1;
       continue;
     }
-    const reset = await transition(documentTarget(document), {
-      to: "QUEUED_FOR_RESYNC",
-      from: document.status === "QUEUED_FOR_RESYNC" ? ["QUEUED_FOR_RESYNC"] : [document.status],
-      runId: document.runId,
-      set: { runId: job.runId, ...freshRun(), checkpoint: null },
-    });
+    const reset = await documentUpdates.resetForRun(document, job.runId);
     if (reset) inRun += 1;
   }
   return inRun;

@@ -1,10 +1,9 @@
 import { nowIso } from "../../platform/time.ts";
 import { faultPoint } from "../../platform/fault-points.ts";
 import { getDocument, getDocuments, insertDocumentIfAbsent } from "../../db/documents.ts";
-import { getIngestJob, jobTarget } from "../../db/ingest-jobs.ts";
+import { getIngestJob, jobUpdates } from "../../db/ingest-jobs.ts";
 import { jobPayload } from "./stored-payloads.ts";
 import { getNamespace } from "../../db/namespaces.ts";
-import { transition } from "../../db/transitions.ts";
 import type { DocumentRecord } from "../../domain/document.ts";
 import { type IngestConfig, mergeConfigs } from "../../domain/ingest-config.ts";
 import { type IngestJobRecord, type PayloadItem, payloadItems } from "../../domain/ingest-job.ts";
@@ -37,13 +36,7 @@ export async function startJobRun(jobId: string, runId: string): Promise<void> {
   if (!namespace || namespace.status !== "ACTIVE") return;
 
   if (QUEUED_STATUSES.includes(job.status)) {
-    await transition(jobTarget(job), {
-      to: "PRE_PROCESSING",
-      from: QUEUED_STATUSES,
-      runId,
-      set: { preProcessingAt: nowIso(), processingAt: null, completedAt: null, failedAt: null, error: null },
-    });
-    job = await getIngestJob(jobId);
+    job = (await jobUpdates.startPreProcessing(job)) ?? (await getIngestJob(jobId));
     if (!job || job.runId !== runId) return;
   }
   await faultPoint("job:pre-processing");
@@ -51,13 +44,7 @@ export async function startJobRun(jobId: string, runId: string): Promise<void> {
   if (job.status === "PRE_PROCESSING") {
     const total = await prepareDocuments(job);
     await faultPoint("job:documents-created");
-    await transition(jobTarget(job), {
-      to: "PROCESSING",
-      from: ["PRE_PROCESSING"],
-      runId,
-      set: { processingAt: nowIso(), documentsTotal: total, documentsCreated: true, documentsCompleted: 0, documentsFailed: 0 },
-    });
-    job = await getIngestJob(jobId);
+    job = (await jobUpdates.startProcessing(job, total)) ?? (await getIngestJob(jobId));
     if (!job || job.runId !== runId) return;
   }
   if (job.status !== "PROCESSING") return;

@@ -1,11 +1,9 @@
-import { nowIso } from "../../platform/time.ts";
 import { logger } from "../../platform/logger.ts";
-import { documentTarget, getDocument, settleDocument, getDocuments } from "../../db/documents.ts";
-import { getIngestJob, jobTarget } from "../../db/ingest-jobs.ts";
+import { documentUpdates, getDocument, getDocuments } from "../../db/documents.ts";
+import { getIngestJob, jobUpdates } from "../../db/ingest-jobs.ts";
 import { getNamespace } from "../../db/namespaces.ts";
-import { transition } from "../../db/transitions.ts";
 import { type DocumentRecord, type VectorGeneration } from "../../domain/document.ts";
-import { DELETION_STATUSES, FINAL_STATUSES, QUEUED_STATUSES, type Status } from "../../domain/statuses.ts";
+import { DELETION_STATUSES, FINAL_STATUSES, QUEUED_STATUSES } from "../../domain/statuses.ts";
 import { deleteObjects, deletePrefix } from "../../storage/objects.ts";
 import { chunksKey, stagingRunPrefix } from "../../storage/object-keys.ts";
 import { vectorStore } from "../../vector-store/index.ts";
@@ -18,24 +16,15 @@ export async function finishJobIfDone(jobId: string, runId: string): Promise<voi
   if (!job || job.runId !== runId || job.status !== "PROCESSING") return;
   const total = job.documentsTotal;
   if (job.documentsCompleted + job.documentsFailed < total) return;
-  const now = nowIso();
-  const failed = job.documentsFailed > 0;
-  await transition(jobTarget(job), {
-    to: failed ? "FAILED" : "COMPLETED",
-    from: ["PROCESSING"],
-    runId,
-    set: failed
-      ? { failedAt: now, completedAt: null, error: `${job.documentsFailed} of ${total} document(s) failed to process` }
-      : { completedAt: now, failedAt: null, error: null },
-  });
+  if (job.documentsFailed > 0) await jobUpdates.fail(job, `${job.documentsFailed} of ${total} document(s) failed to process`, ["PROCESSING"]);
+  else await jobUpdates.complete(job);
 }
 
 /** Marks a job FAILED when its own step cannot complete (the last delivery of its message failed). */
 export async function failJobRun(jobId: string, runId: string, reason: string): Promise<void> {
   const job = await getIngestJob(jobId);
   if (!job || job.runId !== runId) return;
-  const working: Status[] = ["QUEUED", "QUEUED_FOR_RESYNC", "PRE_PROCESSING", "PROCESSING"];
-  await transition(jobTarget(job), { to: "FAILED", from: working, runId, set: { failedAt: nowIso(), completedAt: null, error: reason } });
+  await jobUpdates.fail(job, reason);
   logger.warn("ingest job failed", { jobId, reason });
   // Documents the step created but never queued would wait for their messages forever.
   const documents = await getDocuments(job.documentIds);
@@ -53,12 +42,7 @@ export async function afterSettled(document: DocumentRecord): Promise<void> {
   if (document.retiredGeneration && namespace) {
     const retired = document.retiredGeneration;
     await (await vectorStore()).deleteKeys(partitionOf(document, namespace), vectorKeysOf(document.id, retired.runId, retired.totalChunks));
-    await transition(documentTarget(document), {
-      to: document.status,
-      from: [document.status],
-      runId: document.runId,
-      set: { retiredGeneration: null },
-    });
+    await documentUpdates.clearRetiredGeneration(document);
   }
   await deletePrefix(stagingRunPrefix(document.namespaceId, document.id, document.runId));
   await finishJobIfDone(document.ingestJobId, document.runId);
@@ -84,16 +68,12 @@ export async function failDocument(documentId: string, runId: string, reason: st
   // A last try that died after the run settled still owes the run its clean-up.
   if (FINAL_STATUSES.includes(document.status)) return afterSettled(document);
   const partial: VectorGeneration | null = document.checkpoint?.runId === runId ? { runId, totalChunks: document.checkpoint.totalChunks } : null;
-  const settled = await settleDocument(document, {
-    status: "FAILED",
-    set: { failedAt: nowIso(), completedAt: null, error: reason, checkpoint: null, generation: null, retiredGeneration: document.generation },
-  });
+  const settled = await documentUpdates.fail(document, reason);
   logger.warn("document failed", { documentId, reason });
   if (!settled) return finishCleanUpOfSettled(documentId, runId);
   const namespace = await getNamespace(document.namespaceId);
   if (namespace && partial) await (await vectorStore()).deleteKeys(partitionOf(document, namespace), vectorKeysOf(documentId, runId, partial.totalChunks));
   // The run may have published its files before it failed (a crash after publishing, on every try).
   await deleteObjects([chunksKey(document.namespaceId, documentId)]);
-  const settledDocument = await getDocument(documentId);
-  if (settledDocument) await afterSettled(settledDocument);
+  await afterSettled(settled);
 }

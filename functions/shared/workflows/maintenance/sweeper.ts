@@ -1,6 +1,5 @@
-import { documentTarget, getDocument, getDocuments } from "../../db/documents.ts";
-import { getIngestJob, jobTarget } from "../../db/ingest-jobs.ts";
-import { type Transitionable, transition } from "../../db/transitions.ts";
+import { documentUpdates, getDocument, getDocuments } from "../../db/documents.ts";
+import { getIngestJob, jobUpdates } from "../../db/ingest-jobs.ts";
 import type { DocumentRecord } from "../../domain/document.ts";
 import type { IngestJobRecord } from "../../domain/ingest-job.ts";
 import type { NamespaceRecord } from "../../domain/namespace.ts";
@@ -68,7 +67,7 @@ async function sweepJob(jobId: string, context: ReconcileContext): Promise<void>
   const job = await getIngestJob(jobId);
   if (!job || !isStale(job, context)) return;
   if (DELETION_STATUSES.includes(job.status)) {
-    const verdict = await claimSweep(jobTarget(job), job, "delete", context);
+    const verdict = await claimSweep(job, (sweeps) => jobUpdates.recordSweep(job, sweeps), "delete", context);
     if (verdict === "requeue") {
       context.report.records.requeued.jobDeletions += 1;
       if (!context.dryRun) await enqueue("delete", { kind: "job", jobId });
@@ -86,7 +85,7 @@ async function sweepJob(jobId: string, context: ReconcileContext): Promise<void>
     context.report.records.skipped += 1;
     return;
   }
-  const verdict = await claimSweep(jobTarget(job), job, "ingest", context);
+  const verdict = await claimSweep(job, (sweeps) => jobUpdates.recordSweep(job, sweeps), "ingest", context);
   if (verdict === "requeue") {
     context.report.records.requeued.jobs += 1;
     if (!context.dryRun) await enqueue("ingest", { kind: "job", jobId, runId: job.runId });
@@ -114,7 +113,7 @@ async function sweepDocument(documentId: string, context: ReconcileContext): Pro
       context.report.records.skipped += 1;
       return;
     }
-    const verdict = await claimSweep(documentTarget(document), document, "delete", context);
+    const verdict = await claimSweep(document, (sweeps) => documentUpdates.recordSweep(document, sweeps), "delete", context);
     if (verdict === "requeue") {
       context.report.records.requeued.documentDeletions += 1;
       if (!context.dryRun) await enqueue("delete", { kind: "document", documentId });
@@ -129,7 +128,7 @@ async function sweepDocument(documentId: string, context: ReconcileContext): Pro
     context.report.records.skipped += 1;
     return;
   }
-  const verdict = await claimSweep(documentTarget(document), document, "ingest", context);
+  const verdict = await claimSweep(document, (sweeps) => documentUpdates.recordSweep(document, sweeps), "ingest", context);
   if (verdict === "requeue") {
     context.report.records.requeued.documents += 1;
     if (!context.dryRun) await enqueue("ingest", { kind: "document", documentId, runId: document.runId });
@@ -157,8 +156,8 @@ function ownedByItsDocuments(job: IngestJobRecord | null, document: DocumentReco
  * queued message gets a full `staleAfterMs` before the next sweep.
  */
 async function claimSweep(
-  target: Transitionable,
-  record: Swept<{ status: IngestJobRecord["status"]; runId: string; updatedAt: string }>,
+  record: Swept<{ runId: string }>,
+  write: (sweeps: SweepCount) => Promise<unknown>,
   work: "ingest" | "delete",
   context: ReconcileContext,
 ): Promise<Verdict> {
@@ -166,14 +165,7 @@ async function claimSweep(
   const count = (record.sweeps?.key === key ? record.sweeps.count : 0) + 1;
   const verdict: Verdict = count > context.maxSweeps ? "fail" : "requeue";
   if (context.dryRun) return verdict;
-  const claimed = await transition(target, {
-    to: record.status,
-    from: [record.status],
-    runId: record.runId,
-    set: { sweeps: { key, count } satisfies SweepCount },
-    condition: "#updatedAt = :seenUpdatedAt",
-    values: { ":seenUpdatedAt": record.updatedAt },
-  });
+  const claimed = await write({ key, count });
   return claimed ? verdict : "moved";
 }
 

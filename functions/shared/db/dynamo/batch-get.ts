@@ -1,6 +1,6 @@
 import { BatchGetCommand } from "@aws-sdk/lib-dynamodb";
 import { dynamo } from "./client.ts";
-import { config } from "../platform/env.ts";
+import { config } from "../../platform/env.ts";
 import type { TableKey } from "./keys.ts";
 
 /**

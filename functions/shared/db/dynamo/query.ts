@@ -1,6 +1,6 @@
 import { QueryCommand } from "@aws-sdk/lib-dynamodb";
 import { dynamo } from "./client.ts";
-import { config } from "../platform/env.ts";
+import { config } from "../../platform/env.ts";
 import { INDEX, type IndexKey } from "./table-schema.ts";
 import { projectionOf } from "./batch-get.ts";
 

@@ -98,6 +98,11 @@ export function listPartition(index: "scope" | "tenant" | "status" | "tenantStat
   }
 }
 
+/** The scope index partition of every job, or every document, of a namespace. */
+export function namespaceListPartition(collection: "JOBS" | "DOCS", namespaceId: string): string {
+  return listPartition("scope", { collection, namespaceId, tenantId: null, status: null })!;
+}
+
 export function parentPartition(jobId: string): string {
   return `JOB#${jobId}#DOCS`;
 }

@@ -1,18 +1,12 @@
 import { QueryCommand } from "@aws-sdk/lib-dynamodb";
 import { dynamo } from "./client.ts";
-import { config } from "../platform/env.ts";
+import { config } from "../../platform/env.ts";
 import { type CursorScope, decodeCursor, encodeCursor } from "./cursor.ts";
 import { listPartition, type ListScope, parentPartition } from "./keys.ts";
-import { serviceSecret } from "./service-secret.ts";
+import { serviceSecret } from "../service-secret.ts";
 import { INDEX, type IndexKey, LIST_SORT_KEY } from "./table-schema.ts";
-import { toRecord } from "./items.ts";
-import type { DocumentRecord } from "../domain/document.ts";
-import type { IngestJobRecord } from "../domain/ingest-job.ts";
-
-type Listed = { JOBS: IngestJobRecord; DOCS: DocumentRecord };
-
-export interface PageRequest<C extends keyof Listed = keyof Listed> {
-  collection: C;
+export interface PageRequest {
+  collection: "JOBS" | "DOCS";
   namespaceId: string;
   tenantId: string | null;
   statuses: string[] | null;
@@ -45,7 +39,7 @@ interface Source {
  * items per partition whatever the size of the namespace, and pages are always full when enough
  * records remain. Several statuses are read in parallel and merged.
  */
-export async function listPage<C extends keyof Listed>(request: PageRequest<C>): Promise<{ records: Listed[C][]; pagination: Pagination }> {
+export async function listPage(request: PageRequest): Promise<{ items: Item[]; pagination: Pagination }> {
   const secret = await serviceSecret("cursor");
   const scope: CursorScope = {
     collection: request.collection,
@@ -79,7 +73,7 @@ export async function listPage<C extends keyof Listed>(request: PageRequest<C>):
     if (hasMore && first) prevCursor = cursorAt(first);
     if (last && (await anyBeyond(sources, sortKeyOf(last), requestedAscending))) nextCursor = cursorAt(last);
   }
-  return { records: rows.map((row) => toRecord<Listed[C]>(row)), pagination: { nextCursor, prevCursor, hasMore } };
+  return { items: rows, pagination: { nextCursor, prevCursor, hasMore } };
 }
 
 function sourcesFor(request: PageRequest): Source[] {

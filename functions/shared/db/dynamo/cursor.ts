@@ -1,5 +1,5 @@
 import { createHmac, timingSafeEqual } from "node:crypto";
-import { invalidRequest } from "../domain/errors.ts";
+import { invalidRequest } from "../../domain/errors.ts";
 
 /**
  * Pagination cursors: the position (sort key) of a record, bound to the exact listing it came from

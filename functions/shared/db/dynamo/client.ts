@@ -1,6 +1,6 @@
 import { DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
-import { observed } from "../platform/sdk-observer.ts";
+import { observed } from "../../platform/sdk-observer.ts";
 
 /**
  * The DynamoDB document client, created once per process on first use. Endpoints come from the standard
