@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { hostedSlugPath } from "../../shared/domain/hosted-page.ts";
 import { httpHandler } from "../../shared/http/handler.ts";
-import { hostedPageHeaders, renderHostedPage, renderSignInPage } from "../../shared/http/hosted-page.ts";
+import { hostedPageHeaders, renderHostedPage, renderSignInPage } from "../../shared/http/hosted/page.ts";
 import { sessionCookieOf } from "../../shared/http/hosted-request.ts";
 import { isAdmitted, pageCanChat, publishedPage } from "../../shared/workflows/hosted.ts";
 

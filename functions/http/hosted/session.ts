@@ -2,7 +2,7 @@ import { forbidden } from "../../shared/domain/errors.ts";
 import { sessionQuery } from "../../shared/domain/hosted-access.ts";
 import { hostedSlugPath } from "../../shared/domain/hosted-page.ts";
 import { headerValue, httpHandler } from "../../shared/http/handler.ts";
-import { escapeHtml } from "../../shared/http/html.ts";
+import { html } from "../../shared/http/html.ts";
 import { pagePath, pageUrl, sessionCookie } from "../../shared/http/hosted-request.ts";
 import { publishedPage } from "../../shared/workflows/hosted.ts";
 import { completeSignIn } from "../../shared/workflows/hosted-sign-in.ts";
@@ -21,7 +21,7 @@ export const handler = httpHandler({ public: true, path: hostedSlugPath, body: s
   return {
     status: 303,
     data: null,
-    raw: `<!doctype html><title>Signed in</title><p>Signed in. <a href="${escapeHtml(target)}">Continue to the page</a>.</p>`,
+    raw: html`<!doctype html><title>Signed in</title><p>Signed in. <a href="${target}">Continue to the page</a>.</p>`.value,
     headers: {
       "content-type": "text/html; charset=utf-8",
       location: target,
