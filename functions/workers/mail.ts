@@ -1,6 +1,6 @@
 import { mailMessage } from "../shared/queue/messages.ts";
 import { sqsWorker } from "../shared/worker/sqs-worker.ts";
-import { deliverSignIn } from "../shared/workflows/hosted-sign-in.ts";
+import { deliverSignIn } from "../shared/workflows/hosted/sign-in.ts";
 
 /**
  * Sign-in mails of protected hosted pages, sent here rather than while the visitor waits, so the

@@ -1,8 +1,8 @@
-import { hostedChatBody, hostedSlugPath } from "../../shared/domain/hosted-page.ts";
+import { hostedChatBody, hostedSlugPath } from "../../shared/domain/hosted/page.ts";
 import { httpHandler } from "../../shared/http/handler.ts";
-import { admitVisit } from "../../shared/http/hosted-request.ts";
+import { admitVisit } from "../../shared/http/hosted/request.ts";
 import { UI_MESSAGE_STREAM_HEADERS, uiMessageStream } from "../../shared/http/ui-message-stream.ts";
-import { answerVisitor } from "../../shared/workflows/hosted-chat.ts";
+import { answerVisitor } from "../../shared/workflows/hosted/chat.ts";
 
 /** The chat tab of a hosted page: untenanted records only, answered as a stream, limited per visitor and per page. */
 export const handler = httpHandler({ public: true, path: hostedSlugPath, body: hostedChatBody, stream: true }, async ({ path, body, event }) => {

@@ -1,7 +1,7 @@
-import { hostedDocumentPath } from "../../shared/domain/hosted-page.ts";
+import { hostedDocumentPath } from "../../shared/domain/hosted/page.ts";
 import { httpHandler } from "../../shared/http/handler.ts";
-import { admitVisit } from "../../shared/http/hosted-request.ts";
-import { pageSourceFileUrl } from "../../shared/workflows/hosted-files.ts";
+import { admitVisit } from "../../shared/http/hosted/request.ts";
+import { pageSourceFileUrl } from "../../shared/workflows/hosted/files.ts";
 
 /**
  * The search tab's link to a hit's source file: a redirect to a presigned GET lasting minutes, for

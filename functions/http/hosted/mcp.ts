@@ -1,10 +1,10 @@
 import { notFound } from "../../shared/domain/errors.ts";
-import { hostedSlugPath } from "../../shared/domain/hosted-page.ts";
+import { hostedSlugPath } from "../../shared/domain/hosted/page.ts";
 import { httpHandler } from "../../shared/http/handler.ts";
-import { admitVisit } from "../../shared/http/hosted-request.ts";
+import { admitVisit } from "../../shared/http/hosted/request.ts";
 import { serveMcp } from "../../shared/http/mcp-server.ts";
-import { PAGE_MCP_TOOLS } from "../../shared/workflows/hosted-mcp.ts";
-import { publishedPage } from "../../shared/workflows/hosted.ts";
+import { PAGE_MCP_TOOLS } from "../../shared/workflows/hosted/mcp.ts";
+import { publishedPage } from "../../shared/workflows/hosted/page.ts";
 
 /**
  * A hosted page's MCP server, when its owner enables it (`mcpEnabled`): no key, as public as the

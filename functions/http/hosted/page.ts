@@ -1,9 +1,9 @@
 import { randomBytes } from "node:crypto";
-import { hostedSlugPath } from "../../shared/domain/hosted-page.ts";
+import { hostedSlugPath } from "../../shared/domain/hosted/page.ts";
 import { httpHandler } from "../../shared/http/handler.ts";
 import { hostedPageHeaders, renderHostedPage, renderSignInPage } from "../../shared/http/hosted/page.ts";
-import { sessionCookieOf } from "../../shared/http/hosted-request.ts";
-import { isAdmitted, pageCanChat, publishedPage } from "../../shared/workflows/hosted.ts";
+import { sessionCookieOf } from "../../shared/http/hosted/request.ts";
+import { isAdmitted, pageCanChat, publishedPage } from "../../shared/workflows/hosted/page.ts";
 
 /**
  * A namespace's hosted page, public: read fresh on every request, so a deleted or moved page is gone

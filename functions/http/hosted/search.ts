@@ -1,7 +1,7 @@
-import { hostedSearchBody, hostedSlugPath } from "../../shared/domain/hosted-page.ts";
+import { hostedSearchBody, hostedSlugPath } from "../../shared/domain/hosted/page.ts";
 import { httpHandler, ok } from "../../shared/http/handler.ts";
-import { admitVisit } from "../../shared/http/hosted-request.ts";
-import { searchPublishedPage } from "../../shared/workflows/hosted-search.ts";
+import { admitVisit } from "../../shared/http/hosted/request.ts";
+import { searchPublishedPage } from "../../shared/workflows/hosted/search.ts";
 
 /** The search tab of a hosted page: untenanted records only, limited per visitor and per page. */
 export const handler = httpHandler({ public: true, path: hostedSlugPath, body: hostedSearchBody }, async ({ path, body, event }) =>

@@ -1,11 +1,11 @@
 import { forbidden } from "../../shared/domain/errors.ts";
-import { sessionQuery } from "../../shared/domain/hosted-access.ts";
-import { hostedSlugPath } from "../../shared/domain/hosted-page.ts";
+import { sessionQuery } from "../../shared/domain/hosted/access.ts";
+import { hostedSlugPath } from "../../shared/domain/hosted/page.ts";
 import { headerValue, httpHandler } from "../../shared/http/handler.ts";
 import { html } from "../../shared/http/html.ts";
-import { pagePath, pageUrl, sessionCookie } from "../../shared/http/hosted-request.ts";
-import { publishedPage } from "../../shared/workflows/hosted.ts";
-import { completeSignIn } from "../../shared/workflows/hosted-sign-in.ts";
+import { pagePath, pageUrl, sessionCookie } from "../../shared/http/hosted/request.ts";
+import { publishedPage } from "../../shared/workflows/hosted/page.ts";
+import { completeSignIn } from "../../shared/workflows/hosted/sign-in.ts";
 
 /**
  * Signing in (the button of the e-mailed link's page posts its token here): uses the token up, sets

@@ -1,9 +1,9 @@
 import { randomBytes } from "node:crypto";
-import { sessionQuery } from "../../shared/domain/hosted-access.ts";
-import { hostedSlugPath } from "../../shared/domain/hosted-page.ts";
+import { sessionQuery } from "../../shared/domain/hosted/access.ts";
+import { hostedSlugPath } from "../../shared/domain/hosted/page.ts";
 import { httpHandler } from "../../shared/http/handler.ts";
 import { renderSignInConfirmation, signInConfirmationHeaders } from "../../shared/http/hosted/page.ts";
-import { publishedPage } from "../../shared/workflows/hosted.ts";
+import { publishedPage } from "../../shared/workflows/hosted/page.ts";
 
 /** The e-mailed sign-in link: a page whose button signs in. Opening it (or a mail scanner fetching it) uses nothing up. */
 export const handler = httpHandler({ public: true, path: hostedSlugPath, query: sessionQuery }, async ({ path, query }) => {

@@ -1,10 +1,10 @@
-import { SIGN_IN_LINK_SECONDS, signInBody } from "../../shared/domain/hosted-access.ts";
-import { hostedSlugPath } from "../../shared/domain/hosted-page.ts";
+import { SIGN_IN_LINK_SECONDS, signInBody } from "../../shared/domain/hosted/access.ts";
+import { hostedSlugPath } from "../../shared/domain/hosted/page.ts";
 import { HttpError } from "../../shared/http/error-mapping.ts";
 import { httpHandler, ok } from "../../shared/http/handler.ts";
-import { pageUrl, visitorAddress } from "../../shared/http/hosted-request.ts";
-import { publishedPage } from "../../shared/workflows/hosted.ts";
-import { requestSignIn } from "../../shared/workflows/hosted-sign-in.ts";
+import { pageUrl, visitorAddress } from "../../shared/http/hosted/request.ts";
+import { publishedPage } from "../../shared/workflows/hosted/page.ts";
+import { requestSignIn } from "../../shared/workflows/hosted/sign-in.ts";
 
 /** Queues a protected page's sign-in link for the address; the answer is the same for any address. */
 export const handler = httpHandler({ public: true, path: hostedSlugPath, body: signInBody }, async ({ path, body, event }) => {

@@ -1,5 +1,5 @@
 import { httpHandler, ok } from "../../shared/http/handler.ts";
-import { deleteHosting } from "../../shared/workflows/hosting.ts";
+import { deleteHosting } from "../../shared/workflows/hosted/hosting.ts";
 import { namespacePath } from "../../shared/domain/params.ts";
 import { hostingToWire } from "../../shared/domain/hosting.ts";
 

@@ -1,5 +1,5 @@
 import { created, httpHandler } from "../../shared/http/handler.ts";
-import { enableHosting } from "../../shared/workflows/hosting.ts";
+import { enableHosting } from "../../shared/workflows/hosted/hosting.ts";
 import { namespacePath } from "../../shared/domain/params.ts";
 import { hostingToWire } from "../../shared/domain/hosting.ts";
 

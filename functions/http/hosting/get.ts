@@ -1,5 +1,5 @@
 import { httpHandler, ok } from "../../shared/http/handler.ts";
-import { requireHosting } from "../../shared/workflows/hosting.ts";
+import { requireHosting } from "../../shared/workflows/hosted/hosting.ts";
 import { namespacePath } from "../../shared/domain/params.ts";
 import { hostingToWire } from "../../shared/domain/hosting.ts";
 

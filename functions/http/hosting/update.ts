@@ -1,5 +1,5 @@
 import { httpHandler, ok } from "../../shared/http/handler.ts";
-import { updateHosting } from "../../shared/workflows/hosting.ts";
+import { updateHosting } from "../../shared/workflows/hosted/hosting.ts";
 import { namespacePath } from "../../shared/domain/params.ts";
 import { hostingToWire, updateHostingBody } from "../../shared/domain/hosting.ts";
 import { assertChatModelAllowed } from "../../shared/domain/llm-config.ts";

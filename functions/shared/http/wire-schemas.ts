@@ -153,7 +153,7 @@ export const hostedHitWire = z.strictObject({
 
 const textRangeWire = z.strictObject({ start: z.number().check(z.int()), end: z.number().check(z.int()) });
 
-// A hit as the search tab shows it (domain/hosted-page.ts HostedSearchHit).
+// A hit as the search tab shows it (domain/hosted/page.ts HostedSearchHit).
 export const hostedSearchHitWire = z.extend(hostedHitWire, {
   documentId: z.nullable(z.string()),
   location: z.nullable(z.strictObject({ page: z.optional(z.number().check(z.int())), slide: z.optional(z.number().check(z.int())), sheet: z.optional(z.string()) })),

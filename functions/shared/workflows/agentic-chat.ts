@@ -1,5 +1,5 @@
 import { AGENT_LIMITS, agentPromptMessages, CHAT_LIMITS, type ChatSource } from "../domain/chat.ts";
-import { citedHit } from "../domain/hosted-page.ts";
+import { citedHit } from "../domain/hosted/page.ts";
 import { metadataFilter, type MetadataFilter } from "../domain/metadata-filter.ts";
 import type { NamespaceRecord } from "../domain/namespace.ts";
 import { EXPANSION_LIMITS, type SearchRequest } from "../domain/search.ts";

@@ -1,7 +1,7 @@
 import { AGENT_LIMITS, CHAT_LIMITS, type ChatRequest, type ChatSource, conversationOf, numberSources, promptMessages, retrievalQuery } from "../domain/chat.ts";
 import { getHosting } from "../db/hosting.ts";
 import { busy, unprocessable } from "../domain/errors.ts";
-import { citedHit } from "../domain/hosted-page.ts";
+import { citedHit } from "../domain/hosted/page.ts";
 import { assertChatModelAllowed, chatModelHere, type LlmConfig } from "../domain/llm-config.ts";
 import { hostingChatModel } from "../domain/hosting.ts";
 import type { NamespaceRecord } from "../domain/namespace.ts";

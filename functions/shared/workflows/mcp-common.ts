@@ -1,6 +1,6 @@
 import type { MetadataValue } from "../domain/metadata-filter.ts";
 import * as z from "../platform/zod.ts";
-import { citationAt } from "../domain/hosted-page.ts";
+import { citationAt } from "../domain/hosted/page.ts";
 
 // What both MCP servers' tools share (the organization's at /v1/mcp, a hosted page's).
 

@@ -8,7 +8,7 @@ import { HOSTED_PAGE_SCRIPT, SIGN_IN_SCRIPT } from "./scripts.generated.ts";
  * it works offline on the local stack). The markup is built with `html`, which escapes everything
  * it is given; the script is ./browser/, bundled into scripts.generated.ts, and inserts results as
  * text nodes only, their highlighted words as <mark> elements drawn from the ranges the server
- * computed (workflows/hosted-search.ts), so no content is ever parsed as HTML. The script and style
+ * computed (workflows/hosted/search.ts), so no content is ever parsed as HTML. The script and style
  * run under a per-response nonce (see `hostedPageHeaders`).
  */
 

@@ -1,6 +1,6 @@
 import { byId, citationNode, type ErrorBody, isWebAddress, pagePath, postJson } from "./dom.ts";
 
-/** A hit as POST /hosted/{slug}/search returns it (domain/hosted-page.ts HostedSearchHit). */
+/** A hit as POST /hosted/{slug}/search returns it (domain/hosted/page.ts HostedSearchHit). */
 interface SearchHit {
   id: string;
   text: string;

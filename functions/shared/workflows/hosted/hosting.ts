@@ -1,2 +1,2 @@
 /* Hosting settings as the E-routes change them; handlers reach the table only through workflows. */
-export { deleteHosting, enableHosting, requireHosting, updateHosting } from "../db/hosting.ts";
+export { deleteHosting, enableHosting, requireHosting, updateHosting } from "../../db/hosting.ts";

@@ -1,16 +1,16 @@
-import { getHostingBySlug } from "../db/hosting.ts";
-import { getNamespace } from "../db/namespaces.ts";
-import { countRequest } from "../db/rate-limits.ts";
-import { serviceSecret } from "../db/service-secret.ts";
-import { forbidden, notFound } from "../domain/errors.ts";
-import { isAllowedVisitor, verifySession } from "../domain/hosted-access.ts";
-import { hostingChatModel, type HostingRecord } from "../domain/hosting.ts";
-import type { NamespaceRecord } from "../domain/namespace.ts";
-import { chatModelHere } from "../domain/llm-config.ts";
+import { getHostingBySlug } from "../../db/hosting.ts";
+import { getNamespace } from "../../db/namespaces.ts";
+import { countRequest } from "../../db/rate-limits.ts";
+import { serviceSecret } from "../../db/service-secret.ts";
+import { forbidden, notFound } from "../../domain/errors.ts";
+import { isAllowedVisitor, verifySession } from "../../domain/hosted/access.ts";
+import { hostingChatModel, type HostingRecord } from "../../domain/hosting.ts";
+import type { NamespaceRecord } from "../../domain/namespace.ts";
+import { chatModelHere } from "../../domain/llm-config.ts";
 
 /**
  * The public side of hosting: the page a slug names, who may visit it, and how a visitor of a
- * protected page signs in (its search is in hosted-search.ts). A page exists while its hosting does
+ * protected page signs in (its search is in search.ts). A page exists while its hosting does
  * and its namespace is not being deleted; deleting either, or moving the slug, takes it down at the
  * next request (nothing is cached across requests).
  */

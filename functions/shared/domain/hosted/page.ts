@@ -1,8 +1,8 @@
-import * as z from "../platform/zod.ts";
-import { conversationInput } from "./chat.ts";
-import { hostingSlug } from "./hosting.ts";
-import { idParam } from "./params.ts";
-import type { MetadataValue } from "./metadata-filter.ts";
+import * as z from "../../platform/zod.ts";
+import { conversationInput } from "../chat.ts";
+import { hostingSlug } from "../hosting.ts";
+import { idParam } from "../params.ts";
+import type { MetadataValue } from "../metadata-filter.ts";
 
 /**
  * What a visitor of a hosted page may ask and is shown. Visitors hold no key: they search the

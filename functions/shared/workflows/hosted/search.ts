@@ -1,12 +1,12 @@
-import { forbidden } from "../domain/errors.ts";
-import { chunkLocation, citedHit, type HostedSearchHit } from "../domain/hosted-page.ts";
-import { type HostingRecord, RERANK_MODELS } from "../domain/hosting.ts";
-import type { SearchRequest } from "../domain/search.ts";
-import { highlightRanges, queryTerms, snippetWindow } from "../text/highlight.ts";
-import type { PublishedPage } from "./hosted.ts";
-import { pageFiles } from "./hosted-files.ts";
-import { rerankResults } from "./rerank.ts";
-import { search } from "./search.ts";
+import { forbidden } from "../../domain/errors.ts";
+import { chunkLocation, citedHit, type HostedSearchHit } from "../../domain/hosted/page.ts";
+import { type HostingRecord, RERANK_MODELS } from "../../domain/hosting.ts";
+import type { SearchRequest } from "../../domain/search.ts";
+import { highlightRanges, queryTerms, snippetWindow } from "../../text/highlight.ts";
+import type { PublishedPage } from "./page.ts";
+import { pageFiles } from "./files.ts";
+import { rerankResults } from "../rerank.ts";
+import { search } from "../search.ts";
 
 /** How a page retrieves, for its search tab and its chat alike: hybrid, the hosting's topK, reranked with its rerankConfig. */
 export function pageRetrieval(hosting: HostingRecord, query: string): SearchRequest {

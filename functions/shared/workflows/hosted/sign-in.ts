@@ -1,17 +1,17 @@
 import { createHash, randomBytes } from "node:crypto";
-import { getHosting } from "../db/hosting.ts";
-import { getNamespace } from "../db/namespaces.ts";
-import { countRequest } from "../db/rate-limits.ts";
-import { serviceSecret } from "../db/service-secret.ts";
-import { claimPendingLink, consumeSignInToken, deleteSignInToken, releasePendingLink, saveSignInToken } from "../db/sign-in-tokens.ts";
-import { forbidden, invalidRequest } from "../domain/errors.ts";
-import { isAllowedVisitor, SESSION_SECONDS, SIGN_IN_LINK_SECONDS, signSession } from "../domain/hosted-access.ts";
-import { emailSender } from "../email/index.ts";
-import { config } from "../platform/env.ts";
-import { logger } from "../platform/logger.ts";
-import { countEvent } from "../platform/metrics.ts";
-import { enqueue } from "../queue/send.ts";
-import { type PublishedPage, SESSION_SECRET } from "./hosted.ts";
+import { getHosting } from "../../db/hosting.ts";
+import { getNamespace } from "../../db/namespaces.ts";
+import { countRequest } from "../../db/rate-limits.ts";
+import { serviceSecret } from "../../db/service-secret.ts";
+import { claimPendingLink, consumeSignInToken, deleteSignInToken, releasePendingLink, saveSignInToken } from "../../db/sign-in-tokens.ts";
+import { forbidden, invalidRequest } from "../../domain/errors.ts";
+import { isAllowedVisitor, SESSION_SECONDS, SIGN_IN_LINK_SECONDS, signSession } from "../../domain/hosted/access.ts";
+import { emailSender } from "../../email/index.ts";
+import { config } from "../../platform/env.ts";
+import { logger } from "../../platform/logger.ts";
+import { countEvent } from "../../platform/metrics.ts";
+import { enqueue } from "../../queue/send.ts";
+import { type PublishedPage, SESSION_SECRET } from "./page.ts";
 
 /**
  * How a visitor of a protected hosted page signs in: asks for a link (sign-in.ts), the mail worker

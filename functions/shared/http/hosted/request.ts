@@ -1,8 +1,8 @@
 import type { APIGatewayProxyEvent } from "aws-lambda";
-import { cookieValue, SESSION_COOKIE } from "../domain/hosted-access.ts";
-import { assertAdmitted, countVisit, type HOSTED_LIMITS, publishedPage, type PublishedPage } from "../workflows/hosted.ts";
-import { HttpError } from "./error-mapping.ts";
-import { headerValue } from "./handler.ts";
+import { cookieValue, SESSION_COOKIE } from "../../domain/hosted/access.ts";
+import { assertAdmitted, countVisit, type HOSTED_LIMITS, publishedPage, type PublishedPage } from "../../workflows/hosted/page.ts";
+import { HttpError } from "../error-mapping.ts";
+import { headerValue } from "../handler.ts";
 
 /**
  * What the hosted-page handlers read from a request: who the visitor is, their session cookie, and

@@ -1,12 +1,12 @@
-import { forbidden } from "../domain/errors.ts";
-import { expansionInput, searchBody } from "../domain/search.ts";
-import * as z from "../platform/zod.ts";
-import { expandHits } from "./expansion.ts";
-import type { PublishedPage } from "./hosted.ts";
-import { pageRetrieval } from "./hosted-search.ts";
-import { chunkIdInput, citationOf, type McpTool, parse, ToolInputError } from "./mcp-common.ts";
-import { rerankResults } from "./rerank.ts";
-import { search } from "./search.ts";
+import { forbidden } from "../../domain/errors.ts";
+import { expansionInput, searchBody } from "../../domain/search.ts";
+import * as z from "../../platform/zod.ts";
+import { expandHits } from "../expansion.ts";
+import type { PublishedPage } from "./page.ts";
+import { pageRetrieval } from "./search.ts";
+import { chunkIdInput, citationOf, type McpTool, parse, ToolInputError } from "../mcp-common.ts";
+import { rerankResults } from "../rerank.ts";
+import { search } from "../search.ts";
 
 /**
  * A hosted page's MCP server (`/hosted/{slug}/mcp`, when the owner sets `mcpEnabled`): what the

@@ -1,9 +1,9 @@
-import type { ChatMessage } from "../llm/types.ts";
-import { type StartedAnswer, startAnswer } from "./chat.ts";
-import { hostingChatModel } from "../domain/hosting.ts";
-import { AGENT_LIMITS } from "../domain/chat.ts";
-import type { PublishedPage } from "./hosted.ts";
-import { pageRetrieval } from "./hosted-search.ts";
+import type { ChatMessage } from "../../llm/types.ts";
+import { type StartedAnswer, startAnswer } from "../chat.ts";
+import { hostingChatModel } from "../../domain/hosting.ts";
+import { AGENT_LIMITS } from "../../domain/chat.ts";
+import type { PublishedPage } from "./page.ts";
+import { pageRetrieval } from "./search.ts";
 
 /** The chat tab: retrieval as the search tab does it (untenanted records only), answered with the page's prompt and model. */
 export function answerVisitor(page: PublishedPage, conversation: ChatMessage[]): Promise<StartedAnswer> {

@@ -1,6 +1,6 @@
 import { createHmac, timingSafeEqual } from "node:crypto";
-import * as z from "../platform/zod.ts";
-import type { HostingRecord } from "./hosting.ts";
+import * as z from "../../platform/zod.ts";
+import type { HostingRecord } from "../hosting.ts";
 
 /**
  * Who may visit a protected hosted page: someone who proved, through a one-time link sent to it, an

@@ -1,10 +1,10 @@
-import { getDocuments } from "../db/documents.ts";
-import { notFound } from "../domain/errors.ts";
-import { DELETION_STATUSES } from "../domain/statuses.ts";
-import { headObject } from "../storage/objects.ts";
-import { fileNameOfKey } from "../storage/object-keys.ts";
-import { presignDownload } from "../storage/presign.ts";
-import type { PublishedPage } from "./hosted.ts";
+import { getDocuments } from "../../db/documents.ts";
+import { notFound } from "../../domain/errors.ts";
+import { DELETION_STATUSES } from "../../domain/statuses.ts";
+import { headObject } from "../../storage/objects.ts";
+import { fileNameOfKey } from "../../storage/object-keys.ts";
+import { presignDownload } from "../../storage/presign.ts";
+import type { PublishedPage } from "./page.ts";
 
 /**
  * The source files a hosted page hands out (its search tab's links), apart from the search itself
