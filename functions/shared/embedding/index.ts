@@ -1,4 +1,5 @@
-import { EMBEDDING_PROVIDERS, type EmbeddingConfig, type EmbedderOptions, type EmbeddingProviderModule } from "./registry.ts";
+import { EMBEDDING_PROVIDERS, type EmbeddingConfig } from "../domain/catalogs/embedding-providers.ts";
+import type { EmbedderOptions, EmbeddingProviderModule } from "./registry.ts";
 import type { Embedder } from "./types.ts";
 
 export { EmbeddingError, isEmbeddingError, type Embedder } from "./types.ts";

@@ -1,4 +1,4 @@
-import { DOCUMENT_FORMATS, type DocumentFormatId } from "./registry.ts";
+import { DOCUMENT_FORMATS, type DocumentFormatId } from "../domain/catalogs/document-formats.ts";
 import type { FormatExtractor } from "./types.ts";
 
 /**

@@ -1,4 +1,5 @@
-import { LLM_PROVIDERS, type ChatModelSettings, type LlmProviderId, type LlmProviderModule } from "./registry.ts";
+import { LLM_PROVIDERS, type LlmProviderId } from "../domain/catalogs/llm-providers.ts";
+import type { ChatModelSettings, LlmProviderModule } from "./registry.ts";
 import type { ChatModel } from "./types.ts";
 
 export { ChatError, type ChatDelta, type ChatMessage, type ChatModel } from "./types.ts";

@@ -1,4 +1,5 @@
-import { modelsInRegion, RERANKING_PROVIDERS, type RerankingConfig, type RerankingProviderId, type RerankingProviderModule, type RerankingProviderRow } from "./registry.ts";
+import { modelsInRegion, RERANKING_PROVIDERS, type RerankingConfig, type RerankingProviderId, type RerankingProviderRow } from "../domain/catalogs/reranking-providers.ts";
+import type { RerankingProviderModule } from "./registry.ts";
 import type { Reranker } from "./types.ts";
 
 export { RerankError, type RerankCandidate, type RerankedCandidate, type Reranker } from "./types.ts";

@@ -1,5 +1,6 @@
 import type { BedrockRuntimeClient } from "@aws-sdk/client-bedrock-runtime";
-import { type EmbedderOptions, type EmbeddingConfigOf, embeddingDimension } from "../registry.ts";
+import { type EmbeddingConfigOf, embeddingDimension } from "../../domain/catalogs/embedding-providers.ts";
+import type { EmbedderOptions } from "../registry.ts";
 import { observed } from "../../platform/sdk-observer.ts";
 import { EmbeddingError, type Embedder, estimateTokens, normalizeInPlace } from "../types.ts";
 import { lazyImport } from "../../platform/lazy-import.ts";

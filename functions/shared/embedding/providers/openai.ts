@@ -1,4 +1,4 @@
-import type { EmbeddingConfigOf } from "../registry.ts";
+import type { EmbeddingConfigOf } from "../../domain/catalogs/embedding-providers.ts";
 import { HttpEmbedder, type HttpEmbedderOptions, parseOpenAIStyle, type ProviderSpec, trimSlash } from "../http-embedder.ts";
 import type { Embedder } from "../types.ts";
 

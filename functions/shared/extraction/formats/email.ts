@@ -1,4 +1,4 @@
-import { resolveFileType } from "../file-types.ts";
+import { resolveFileType } from "../../domain/catalogs/file-types.ts";
 import { isTextFormat, parseDocument } from "../text-formats.ts";
 import { DocumentParseError } from "../limits.ts";
 import { htmlToMarkdown, joinBlocks } from "../markdown.ts";

@@ -3,7 +3,7 @@
  * extensions that mean it, whether ingestion accepts it, and the module that reads it. Modules load
  * on first use, so importing this table costs nothing and HTTP functions that only need the names
  * never load a parser library. Adding a format is one module under formats/ and one row here;
- * uploads, the worker, 422 messages and the README's list follow (extraction/file-types.ts).
+ * uploads, the worker, 422 messages and the README's list follow (catalogs/file-types.ts).
  */
 
 export interface DocumentFormat {
