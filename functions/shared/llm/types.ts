@@ -1,6 +1,6 @@
 /**
  * The language-model port used by chat: a model that streams its answer to a conversation.
- * One module per provider under llm/providers/ exports `createChatModel`; llm/registry.ts names them.
+ * One module per provider under llm/providers/ exports `create`; llm/registry.ts loads them.
  */
 import type { ChatMessage, ToolCall } from "../domain/chat-messages.ts";
 

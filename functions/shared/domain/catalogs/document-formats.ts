@@ -1,8 +1,9 @@
 /**
  * Every file format the service knows, by format id: how it is named to people, the MIME types and
- * extensions that mean it, whether ingestion accepts it, and the module that reads it. Modules load
- * on first use, so importing this table costs nothing and HTTP functions that only need the names
- * never load a parser library. Adding a format is one module under formats/ and one row here;
+ * extensions that mean it and whether ingestion accepts it. The module that reads a format is
+ * extraction/registry.ts's to load, on first use, so HTTP functions that only need the names never
+ * load a parser library. Adding a format: one row here, one module under extraction/formats/
+ * exporting `create`, one loader in extraction/registry.ts;
  * uploads, the worker, 422 messages and the README's list follow (catalogs/file-types.ts).
  */
 
@@ -26,12 +27,6 @@ export interface DocumentFormat {
    * false: the upload endpoints refuse it with the accepted list.
    */
   readonly ingested: boolean;
-  /**
-   * The module under formats/ that reads the format (it exports `extractor`), loaded on first use.
-   * Named rather than imported here: the upload endpoints read this table for names and types, and
-   * would otherwise bundle every parser library.
-   */
-  readonly module: string;
 }
 
 export const DOCUMENT_FORMATS = {
@@ -40,49 +35,42 @@ export const DOCUMENT_FORMATS = {
     mimeTypes: ["text/plain"],
     extensions: [".txt", ".text", ".log"],
     ingested: true,
-    module: "text",
   },
   markdown: {
     label: "Markdown",
     mimeTypes: ["text/markdown", "text/x-markdown", "application/markdown", "application/x-markdown", "text/x-web-markdown"],
     extensions: [".md", ".markdown"],
     ingested: true,
-    module: "markdown",
   },
   html: {
     label: "HTML",
     mimeTypes: ["text/html", "application/xhtml+xml"],
     extensions: [".html", ".htm", ".xhtml"],
     ingested: true,
-    module: "html",
   },
   json: {
     label: "JSON",
     mimeTypes: ["application/json", "text/json", "application/x-json"],
     extensions: [".json"],
     ingested: true,
-    module: "json",
   },
   jsonl: {
     label: "JSON Lines",
     mimeTypes: ["application/jsonl", "application/x-ndjson", "application/jsonlines", "application/x-jsonlines", "application/ndjson"],
     extensions: [".jsonl", ".ndjson"],
     ingested: true,
-    module: "jsonl",
   },
   csv: {
     label: "CSV",
     mimeTypes: ["text/csv", "application/csv", "text/x-csv", "application/x-csv", "text/comma-separated-values"],
     extensions: [".csv"],
     ingested: true,
-    module: "csv",
   },
   tsv: {
     label: "TSV",
     mimeTypes: ["text/tab-separated-values", "text/tsv"],
     extensions: [".tsv"],
     ingested: true,
-    module: "tsv",
   },
   pdf: {
     label: "PDF",
@@ -93,21 +81,18 @@ export const DOCUMENT_FORMATS = {
     // and the text it yields is a small fraction of the file (bench/large-file.ts, README "Large files").
     maxBytes: 200 * 1024 * 1024,
     ingested: true,
-    module: "pdf",
   },
   docx: {
     label: "Word document",
     mimeTypes: ["application/vnd.openxmlformats-officedocument.wordprocessingml.document", "application/vnd.ms-word.document.macroenabled.12"],
     extensions: [".docx", ".docm"],
     ingested: true,
-    module: "docx",
   },
   pptx: {
     label: "PowerPoint presentation",
     mimeTypes: ["application/vnd.openxmlformats-officedocument.presentationml.presentation", "application/vnd.ms-powerpoint.presentation.macroenabled.12"],
     extensions: [".pptx", ".pptm"],
     ingested: true,
-    module: "pptx",
   },
   spreadsheet: {
     label: "spreadsheet",
@@ -119,42 +104,36 @@ export const DOCUMENT_FORMATS = {
     ],
     extensions: [".xlsx", ".xlsm", ".xls", ".ods"],
     ingested: true,
-    module: "spreadsheet",
   },
   odt: {
     label: "OpenDocument text",
     mimeTypes: ["application/vnd.oasis.opendocument.text"],
     extensions: [".odt"],
     ingested: true,
-    module: "odt",
   },
   epub: {
     label: "EPUB",
     mimeTypes: ["application/epub+zip"],
     extensions: [".epub"],
     ingested: true,
-    module: "epub",
   },
   rtf: {
     label: "Rich Text Format",
     mimeTypes: ["application/rtf", "text/rtf", "application/x-rtf", "text/richtext"],
     extensions: [".rtf"],
     ingested: true,
-    module: "rtf",
   },
   email: {
     label: "e-mail message",
     mimeTypes: ["message/rfc822", "application/eml"],
     extensions: [".eml"],
     ingested: true,
-    module: "email",
   },
   image: {
     label: "image (OCR)",
     mimeTypes: ["image/png", "image/jpeg", "image/tiff", "image/webp", "image/jpg", "image/pjpeg", "image/x-png", "image/tif"],
     extensions: [".png", ".jpg", ".jpeg", ".jpe", ".tif", ".tiff", ".webp"],
     ingested: true,
-    module: "image",
   },
 } as const satisfies Record<string, DocumentFormat>;
 

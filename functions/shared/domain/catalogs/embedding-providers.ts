@@ -3,9 +3,10 @@ import * as z from "../../platform/zod.ts";
 /**
  * The embedding providers, by the id a namespace's `embeddingConfig.provider` names: the models each
  * accepts with their vector dimension (the first is the default), the settings a namespace gives it
- * beyond `model`, and the module under providers/ that embeds, loaded on first use. Everything else is derived from
- * this table: the namespace schema's provider union, dimension lookups, the factory. Adding a
- * provider is one module under embedding/providers/ exporting `createEmbedder`, and one row here.
+ * beyond `model`. The namespace schema's provider union and the dimension lookups derive from this
+ * table; the module that embeds is loaded by embedding/registry.ts, whose table the type checker
+ * holds to these ids. Adding a provider: one row here, one module under embedding/providers/
+ * exporting `create`, one loader in embedding/registry.ts.
  *
  * Pure data: the domain reads it (schemas, dimensions) without loading any provider.
  */
@@ -22,12 +23,6 @@ export interface EmbeddingProviderRow {
    */
   readonly marketplaceProductIds?: Readonly<Record<string, string>>;
   /**
-   * The provider's module, `embedding/providers/<module>.ts`, loaded by embedderFor on first use.
-   * Named rather than imported here: the domain reads this table for schemas and dimensions, and
-   * every function that validates a namespace would otherwise bundle every provider.
-   */
-  readonly module: string;
-  /**
    * The weight of semantic similarity in hybrid search when a request sets none (keyword BM25 has
    * the rest): lower for an embedder weak on meaning. Measured by bench/retrieval-quality.ts.
    */
@@ -42,7 +37,6 @@ export const EMBEDDING_PROVIDERS = {
     label: "local feature hashing (offline)",
     models: { "local-hash-384": 384 },
     settings: {},
-    module: "local-hash",
     // Hashed words know what BM25 knows and less (no paraphrase): every weight above 0 measured
     // worse than keyword alone (bench/retrieval-quality.ts), so BM25 ranks and similarity only
     // orders its ties and the chunks without a query word.
@@ -57,13 +51,11 @@ export const EMBEDDING_PROVIDERS = {
       "cohere.embed-english-v3": "b7568428-a1ab-46d8-bab3-37def50f6f6a",
       "cohere.embed-multilingual-v3": "38e55671-c3fe-4a44-9783-3584906e7cad",
     },
-    module: "bedrock",
   },
   OPENAI: {
     label: "OpenAI",
     models: { "text-embedding-3-small": 1536, "text-embedding-3-large": 3072 },
     settings: { apiKey },
-    module: "openai",
   },
   AZURE_OPENAI: {
     label: "Azure OpenAI",
@@ -74,7 +66,6 @@ export const EMBEDDING_PROVIDERS = {
       deployment: z.string().check(z.trim(), z.minLength(1), z.maxLength(128)),
       apiVersion: z._default(z.string().check(z.trim(), z.minLength(1), z.maxLength(32)), "2024-10-21"),
     },
-    module: "azure-openai",
   },
   VOYAGE: {
     label: "Voyage AI",
@@ -87,13 +78,11 @@ export const EMBEDDING_PROVIDERS = {
       "voyage-law-2": 1024,
     },
     settings: { apiKey },
-    module: "voyage",
   },
   GOOGLE: {
     label: "Google AI",
     models: { "text-embedding-004": 768 },
     settings: { apiKey },
-    module: "google",
   },
 } as const satisfies Record<string, EmbeddingProviderRow>;
 

@@ -2,8 +2,8 @@ import * as z from "../../platform/zod.ts";
 
 /**
  * The language-model providers, by the id an `llmConfig.provider` names: the settings each takes
- * beyond `model`, and the module under providers/ that calls it, loaded on first use. Adding a
- * provider is one module under llm/providers/ exporting `createChatModel`, and one row here.
+ * beyond `model`. Adding a provider: one row here, one module under llm/providers/ exporting
+ * `create`, one loader in llm/registry.ts.
  *
  * Pure data: the hosting and chat schemas read it without loading any provider.
  */
@@ -12,7 +12,6 @@ export interface LlmProviderRow {
   readonly label: string;
   /** The row's fields besides `provider`, as the request schema checks them. */
   readonly settings: Readonly<Record<string, z.ZodMiniType>>;
-  readonly module: string;
 }
 
 /** Model names, URLs and keys reach response headers and logs: one line, no control characters. */
@@ -40,12 +39,10 @@ export const LLM_PROVIDERS = {
     label: "Amazon Bedrock",
     // Any model or inference profile id the account may use; absent, the deployment's default.
     settings: { model: z.optional(modelId) },
-    module: "bedrock",
   },
   OPENAI_COMPATIBLE: {
     label: "OpenAI-compatible endpoint",
     settings: { baseUrl, model: modelId, apiKey: z.optional(z.string().check(z.trim(), z.minLength(1), z.maxLength(512), oneLine())) },
-    module: "openai-compatible",
   },
 } as const satisfies Record<string, LlmProviderRow>;
 

@@ -3,9 +3,8 @@ import * as z from "../../platform/zod.ts";
 /**
  * The reranking providers, by the id a namespace's `rerankingConfig.provider` names: the models each
  * offers (the first is its default), the settings a namespace gives it beyond `model`, which of the
- * agentset `rerankModel` names it serves and with which model, and the module under providers/ that
- * calls it, loaded on first use. Adding a provider is one module under reranking/providers/
- * exporting `createReranker`, and one row here.
+ * agentset `rerankModel` names it serves and with which model. Adding a provider: one row here, one
+ * module under reranking/providers/ exporting `create`, one loader in reranking/registry.ts.
  *
  * Pure data: the namespace schema reads it without loading any provider.
  */
@@ -22,7 +21,6 @@ export interface RerankingProviderRow {
   readonly regions?: Readonly<Record<string, readonly string[]>>;
   /** Bedrock: AWS Marketplace products of third-party models, which subscribe the account on first use. */
   readonly marketplaceProductIds?: Readonly<Record<string, string>>;
-  readonly module: string;
 }
 
 const COHERE_MODELS = ["rerank-v4.0-pro", "rerank-v4.0-fast", "rerank-v3.5", "rerank-english-v3.0", "rerank-multilingual-v3.0"] as const;
@@ -43,28 +41,24 @@ export const RERANKING_PROVIDERS = {
     },
     // From the model card of Cohere Rerank 3.5 in the Bedrock user guide ("Marketplace product ID").
     marketplaceProductIds: { "cohere.rerank-v3-5:0": "prod-2o5bej62oxkbi" },
-    module: "bedrock",
   },
   COHERE: {
     label: "Cohere",
     models: COHERE_MODELS,
     settings: { apiKey },
     agentsetModels: Object.fromEntries(COHERE_MODELS.map((model) => [`cohere:${model}`, model])),
-    module: "cohere",
   },
   VOYAGE: {
     label: "Voyage AI",
     models: ["rerank-2.5", "rerank-2.5-lite", "rerank-2", "rerank-2-lite"],
     settings: { apiKey },
     agentsetModels: {},
-    module: "voyage",
   },
   ZEROENTROPY: {
     label: "ZeroEntropy",
     models: ZEROENTROPY_MODELS,
     settings: { apiKey },
     agentsetModels: Object.fromEntries(ZEROENTROPY_MODELS.map((model) => [`zeroentropy:${model}`, model])),
-    module: "zeroentropy",
   },
 } as const satisfies Record<string, RerankingProviderRow>;
 

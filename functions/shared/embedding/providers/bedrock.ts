@@ -228,6 +228,6 @@ export function bedrockEmbedder(model: string, options: BedrockEmbedderOptions =
   throw new EmbeddingError("BEDROCK", `unsupported Bedrock embedding model ${model}`);
 }
 
-export function createEmbedder(config: EmbeddingConfigOf<"BEDROCK">, options: EmbedderOptions = {}): Embedder {
+export function create(config: EmbeddingConfigOf<"BEDROCK">, options: EmbedderOptions = {}): Embedder {
   return bedrockEmbedder(config.model, options.bedrock);
 }

@@ -2,7 +2,7 @@ import type { EmbeddingConfigOf } from "../../domain/catalogs/embedding-provider
 import { HttpEmbedder, type HttpEmbedderOptions, parseOpenAIStyle, type ProviderSpec, trimSlash } from "../http-embedder.ts";
 import type { Embedder } from "../types.ts";
 
-export function createEmbedder(config: EmbeddingConfigOf<"VOYAGE">, options: { http?: HttpEmbedderOptions } = {}): Embedder {
+export function create(config: EmbeddingConfigOf<"VOYAGE">, options: { http?: HttpEmbedderOptions } = {}): Embedder {
   return new HttpEmbedder(voyageSpec(config, options.http?.baseUrl), config.model, options.http ?? {});
 }
 

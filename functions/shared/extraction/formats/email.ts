@@ -71,4 +71,8 @@ function normalizeNewlines(text: string): string {
   return text.replace(/\r\n?/g, "\n").trim();
 }
 
-export const extractor: FormatExtractor = { extract };
+const extractor: FormatExtractor = { extract };
+
+export function create(): FormatExtractor {
+  return extractor;
+}
