@@ -5,7 +5,7 @@
  * JSON]` it extracts the file in an extraction thread, as the ingest worker does, and prints the
  * result as JSON (or the refusal on stderr, with exit code 2).
  */
-import { DOCUMENT_FORMATS, type DocumentFormatId } from "../functions/shared/extraction/registry.ts";
+import { DOCUMENT_FORMATS, type DocumentFormatId } from "../functions/shared/domain/catalogs/document-formats.ts";
 
 export const formatIds = Object.keys(DOCUMENT_FORMATS);
 

@@ -16,7 +16,7 @@ import { fileURLToPath } from "node:url";
 import { getResolvedPDFJS } from "unpdf";
 import { loadExtractor } from "../functions/shared/extraction/index.ts";
 import { extractionLimits } from "../functions/shared/extraction/limits.ts";
-import type { DocumentFormatId } from "../functions/shared/extraction/registry.ts";
+import type { DocumentFormatId } from "../functions/shared/domain/catalogs/document-formats.ts";
 import { textExtractor } from "../functions/shared/extraction/text-formats.ts";
 import type { ExtractedDocument } from "../functions/shared/extraction/types.ts";
 import { chunkText } from "../functions/shared/text/chunker.ts";

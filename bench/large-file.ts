@@ -24,7 +24,7 @@ import { join } from "node:path";
 import { performance } from "node:perf_hooks";
 import { fileURLToPath } from "node:url";
 import { SQSClient } from "@aws-sdk/client-sqs";
-import { fileTypeOf, uploadLimit } from "../functions/shared/extraction/file-types.ts";
+import { fileTypeOf, uploadLimit } from "../functions/shared/domain/catalogs/file-types.ts";
 import { MAX_UPLOAD_BYTES_DEFAULT } from "../functions/shared/platform/env.ts";
 import { paddedPdf } from "../test/fixtures/documents.ts";
 import { deletePrefix } from "../functions/shared/storage/objects.ts";

@@ -23,7 +23,7 @@ import { EmbeddedVectorStore } from "../functions/shared/vector-store/embedded.t
 import type { VectorMatch, VectorRecord } from "../functions/shared/vector-store/types.ts";
 import type { VectorPartition } from "../functions/shared/domain/partitions.ts";
 import { fuse } from "../functions/shared/workflows/search.ts";
-import { EMBEDDING_PROVIDERS } from "../functions/shared/embedding/registry.ts";
+import { EMBEDDING_PROVIDERS } from "../functions/shared/domain/catalogs/embedding-providers.ts";
 import { STOP_WORDS } from "../functions/shared/text/analyser.ts";
 import { argument, isEntryPoint, numberArgument, saveResults, seededRandom, summarize, type LatencySummary } from "./support.ts";
 

@@ -48,12 +48,12 @@ export interface StageConfig {
   defaultLlm: "BEDROCK";
   /**
    * The Bedrock model or inference profile of that default (`-c chatModel=...`). Null: the
-   * region's default (Amazon Nova Lite through the geography's inference profile, llm/registry.ts).
+   * region's default (Amazon Nova Lite through the geography's inference profile, domain/catalogs/llm-providers.ts).
    */
   chatModel: string | null;
   /**
    * The Bedrock chat models organizations may name (`-c chatModels=a,b`); `chatModel` is always
-   * allowed too. Null: Amazon Nova Micro, Lite and Pro (DEFAULT_CHAT_MODELS, llm/registry.ts).
+   * allowed too. Null: Amazon Nova Micro, Lite and Pro (DEFAULT_CHAT_MODELS, domain/catalogs/llm-providers.ts).
    */
   chatModels: string[] | null;
   /** `-c waf=true`: an AWS WAF web ACL with per-client rate-based rules on the API stage (lib/constructs/web-acl.ts). */

@@ -432,7 +432,7 @@ describe("sign-in e-mail, against a server speaking SES v2", () => {
     setEnv("AWS_ENDPOINT_URL_SESV2", await listen(server));
     setEnv("EMAIL_SENDER", "no-reply@pages.example.com");
     try {
-      const { createEmailSender } = await import("../../functions/shared/email/ses.ts");
+      const { create: createEmailSender } = await import("../../functions/shared/email/ses.ts");
       await createEmailSender().send({ to: "ada@example.org", subject: "Sign in to Staff", text: "Open https://example.com/x" });
     } finally {
       await new Promise<void>((resolve) => server.close(() => resolve()));

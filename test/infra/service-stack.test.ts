@@ -1,5 +1,5 @@
 import { VECTOR_STORES } from "../../functions/shared/vector-store/registry.ts";
-import { DEFAULT_CHAT_MODELS } from "../../functions/shared/llm/registry.ts";
+import { DEFAULT_CHAT_MODELS } from "../../functions/shared/domain/catalogs/llm-providers.ts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { CfnElement } from "aws-cdk-lib";
 import { Match, Template } from "aws-cdk-lib/assertions";

@@ -66,17 +66,6 @@ export const DYNAMO_PLUMBING = "functions/shared/db/dynamo/";
 /** Node modules that reach outside the process; core modules never load them, even indirectly. */
 const IO_MODULES = ["node:fs", "node:fs/promises", "node:http", "node:https", "node:net", "node:dns", "node:dns/promises", "node:child_process"];
 
-/** Data-only modules of other layers that core may read (their loaders are lazy `import()`s). */
-export const CORE_MAY_READ = [
-  "functions/shared/extraction/file-types.ts",
-  "functions/shared/extraction/registry.ts",
-  "functions/shared/embedding/registry.ts",
-  "functions/shared/reranking/registry.ts",
-  "functions/shared/llm/registry.ts",
-  // The chat port's vocabulary (messages, deltas, its error type): no I/O, and the prompt is built from it.
-  "functions/shared/llm/types.ts",
-];
-
 const OUTSIDE_FUNCTIONS = ["lib/", "local/", "scripts/", "bench/", "test/"];
 
 export function folderOf(file: string): string | null {
@@ -107,7 +96,7 @@ export function violations(graph: ImportGraph): string[] {
       const to = folderOf(target);
       if (!to || to === from || !fromLayer) continue;
       const toLayer = FOLDER_LAYER[to];
-      if (!toLayer || (fromLayer === "core" && CORE_MAY_READ.includes(target))) continue;
+      if (!toLayer) continue;
       const sameLayerAllowed = fromLayer === toLayer && (fromLayer === "ports" || fromLayer === "core");
       if (LAYERS[toLayer] > LAYERS[fromLayer] || (LAYERS[toLayer] === LAYERS[fromLayer] && !sameLayerAllowed)) {
         found.push(`${file} imports ${target}: ${from} (${fromLayer}) may not depend on ${to} (${toLayer})`);
@@ -141,8 +130,8 @@ export function violations(graph: ImportGraph): string[] {
       const info = graph.get(module);
       const folder = folderOf(module);
       const layer = folder ? FOLDER_LAYER[folder] : undefined;
-      if (module !== file && layer !== "core" && layer !== "platform" && !CORE_MAY_READ.includes(module)) {
-        found.push(`${file} reaches ${module}: core modules do no I/O and load only core, platform and data-only registries`);
+      if (module !== file && layer !== "core" && layer !== "platform") {
+        found.push(`${file} reaches ${module}: core modules do no I/O and load only core and platform (provider and format catalogs live in domain/catalogs/)`);
       }
       for (const specifier of info?.packages ?? []) {
         if (IO_MODULES.includes(specifier) || specifier.startsWith("@aws-sdk/")) found.push(`${file} reaches ${specifier} (through ${module}): core modules do no I/O`);

@@ -89,6 +89,18 @@ describe("the checker", () => {
     expect(found).toContain("functions/shared/domain/rules.ts reaches node:fs/promises (through functions/shared/text/helper.ts): core modules do no I/O");
   });
 
+  it("finds a domain module reading a port's registry, even for its types: the catalogs live in domain/catalogs/", () => {
+    const found = violations(
+      graphOf({
+        "functions/shared/domain/namespace.ts": { files: ["functions/shared/embedding/registry.ts"], typeOnlyFiles: ["functions/shared/embedding/registry.ts"] },
+        "functions/shared/embedding/registry.ts": { lazyFiles: ["functions/shared/embedding/providers/openai.ts"] },
+      }),
+    );
+    expect(found).toContain(
+      "functions/shared/domain/namespace.ts imports functions/shared/embedding/registry.ts: domain (core) may not depend on embedding (ports)",
+    );
+  });
+
   it("finds files left at the root of functions/shared/ and folders without a layer", () => {
     const found = violations(graphOf({ "functions/shared/helpers.ts": {}, "functions/shared/misc/x.ts": {} }));
     expect(found).toContain("functions/shared/helpers.ts: files live in a folder under functions/shared/, not at its root");

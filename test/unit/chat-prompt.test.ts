@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { CHAT_LIMITS, chatBody, citedMarkers, DEFAULT_SYSTEM_PROMPT, numberSources, promptMessages, retrievalQuery } from "../../functions/shared/domain/chat.ts";
 import { chooseChatModel, llmConfigInput } from "../../functions/shared/domain/llm-config.ts";
 import { tokenLimitField } from "../../functions/shared/llm/providers/openai-compatible.ts";
-import { chatModelAllowList, DEFAULT_CHAT_MODELS, isAllowedChatModel } from "../../functions/shared/llm/registry.ts";
+import { chatModelAllowList, DEFAULT_CHAT_MODELS, isAllowedChatModel } from "../../functions/shared/domain/catalogs/llm-providers.ts";
 import { formatIssue } from "../../functions/shared/platform/zod.ts";
 
 const hit = (id: string, text: string) => ({ id, documentName: `${id}.md`, citation: null, text, score: 0.5 });

@@ -2,7 +2,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
-import { DOCUMENT_FORMATS } from "../../functions/shared/extraction/registry.ts";
+import { DOCUMENT_FORMATS } from "../../functions/shared/domain/catalogs/document-formats.ts";
 import { OPERATIONS } from "../../lib/openapi/operations.ts";
 
 const ROOT = fileURLToPath(new URL("../../", import.meta.url));

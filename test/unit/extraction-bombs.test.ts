@@ -4,7 +4,7 @@ import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { extractIsolated, shutdownExtractionThreads } from "../../functions/shared/extraction/isolation.ts";
 import { imageDimensions } from "../../functions/shared/extraction/image-size.ts";
 import { CONTAINER_BUDGETS, DocumentParseError, extractionLimits, MAX_IMAGE_PIXELS } from "../../functions/shared/extraction/limits.ts";
-import type { DocumentFormatId } from "../../functions/shared/extraction/registry.ts";
+import type { DocumentFormatId } from "../../functions/shared/domain/catalogs/document-formats.ts";
 import { unzip } from "../../functions/shared/extraction/zip.ts";
 import { ENV } from "../../functions/shared/platform/env-names.ts";
 import {

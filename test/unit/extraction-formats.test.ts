@@ -1,9 +1,9 @@
 import { strToU8, unzipSync, zipSync } from "fflate";
 import { describe, expect, it } from "vitest";
 import { DocumentParseError, extractionLimits } from "../../functions/shared/extraction/limits.ts";
-import { DOCUMENT_FORMATS, type DocumentFormatId } from "../../functions/shared/extraction/registry.ts";
+import { DOCUMENT_FORMATS, type DocumentFormatId } from "../../functions/shared/domain/catalogs/document-formats.ts";
 import type { ExtractedDocument, ExtractionOptions } from "../../functions/shared/extraction/types.ts";
-import { SUPPORTED_FILE_TYPES } from "../../functions/shared/extraction/file-types.ts";
+import { SUPPORTED_FILE_TYPES } from "../../functions/shared/domain/catalogs/file-types.ts";
 import { docxFile, emlFile, epubFile, odtFile, pptxFile, rtfFile, xlsxFile } from "../fixtures/documents.ts";
 import { loadExtractor } from "../../functions/shared/extraction/index.ts";
 

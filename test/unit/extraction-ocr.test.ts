@@ -1,7 +1,7 @@
 import { afterAll, describe, expect, it } from "vitest";
 import { DocumentParseError, extractionLimits } from "../../functions/shared/extraction/limits.ts";
 import { shutdownOcr } from "../../functions/shared/extraction/ocr.ts";
-import { type DocumentFormatId } from "../../functions/shared/extraction/registry.ts";
+import { type DocumentFormatId } from "../../functions/shared/domain/catalogs/document-formats.ts";
 import type { ExtractionOptions } from "../../functions/shared/extraction/types.ts";
 import { IMAGE_LINES, jpegImage, mixedPdf, png, SCANNED_LINES, scannedPdf, textPdf, tiffImage, webpImage } from "../fixtures/documents.ts";
 import { loadExtractor } from "../../functions/shared/extraction/index.ts";

@@ -1,9 +1,11 @@
 import { describe, expect, it } from "vitest";
-import { extractor } from "../../functions/shared/extraction/formats/pdf.ts";
+import { create } from "../../functions/shared/extraction/formats/pdf.ts";
 import { DocumentParseError, extractionLimits } from "../../functions/shared/extraction/limits.ts";
 import { joinPageRanges } from "../../functions/shared/extraction/page-ranges.ts";
 import type { ExtractionOptions } from "../../functions/shared/extraction/types.ts";
 import { corruptPdf, encryptedPdf, pageHeading, textPdf, truncatedPdf } from "../fixtures/documents.ts";
+
+const extractor = create();
 
 const options = (extra: Partial<ExtractionOptions> = {}): ExtractionOptions => ({ limits: extractionLimits(), ...extra });
 

@@ -1,7 +1,7 @@
 import { strToU8, zipSync, type Zippable } from "fflate";
 import { describe, expect, it } from "vitest";
 import { CONTAINER_BUDGETS, DocumentParseError, extractionLimits, formatBytes } from "../../functions/shared/extraction/limits.ts";
-import { type DocumentFormatId } from "../../functions/shared/extraction/registry.ts";
+import { type DocumentFormatId } from "../../functions/shared/domain/catalogs/document-formats.ts";
 import type { ExtractionLimits } from "../../functions/shared/extraction/types.ts";
 import { parseXml } from "../../functions/shared/extraction/xml.ts";
 import { unzip } from "../../functions/shared/extraction/zip.ts";

@@ -8,7 +8,7 @@ import {
   resolveFileType,
   SUPPORTED_FILE_TYPES,
   uploadLimit,
-} from "../../functions/shared/extraction/file-types.ts";
+} from "../../functions/shared/domain/catalogs/file-types.ts";
 import { MAX_UPLOAD_BYTES_DEFAULT } from "../../functions/shared/platform/env.ts";
 
 const formatOf = (fileName: string | undefined, contentType: string | undefined) =>

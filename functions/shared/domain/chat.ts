@@ -1,5 +1,5 @@
 import * as z from "../platform/zod.ts";
-import type { ChatMessage } from "../llm/types.ts";
+import type { ChatMessage } from "./chat-messages.ts";
 import { llmConfigInput } from "./llm-config.ts";
 import { HOSTING_LIMITS } from "./hosting.ts";
 import { rerankLimitWithinTopK, retrievalFields, searchMode } from "./search.ts";

@@ -1,6 +1,6 @@
 import * as z from "../platform/zod.ts";
 import { config } from "../platform/env.ts";
-import { chatModelAllowList, defaultBedrockChatModel, isAllowedChatModel, LLM_PROVIDER_IDS, LLM_PROVIDERS, type LlmConfig, type LlmProviderId } from "../llm/registry.ts";
+import { chatModelAllowList, defaultBedrockChatModel, isAllowedChatModel, LLM_PROVIDER_IDS, LLM_PROVIDERS, type LlmConfig, type LlmProviderId } from "./catalogs/llm-providers.ts";
 import { unprocessable } from "./errors.ts";
 
 export type { LlmConfig };

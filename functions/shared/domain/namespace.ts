@@ -6,9 +6,9 @@ import {
   type EmbeddingConfig,
   type EmbeddingProviderId,
   modelsOf,
-} from "../embedding/registry.ts";
+} from "./catalogs/embedding-providers.ts";
 import { withMaskedKey } from "./secrets.ts";
-import { modelsInRegion, RERANKING_PROVIDER_IDS, RERANKING_PROVIDERS, type RerankingConfig } from "../reranking/registry.ts";
+import { modelsInRegion, RERANKING_PROVIDER_IDS, RERANKING_PROVIDERS, type RerankingConfig } from "./catalogs/reranking-providers.ts";
 import { config } from "../platform/env.ts";
 
 export const namespaceName = z.string().check(z.trim(), z.minLength(1), z.maxLength(64));

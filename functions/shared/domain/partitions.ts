@@ -1,5 +1,5 @@
 import type { DocumentRecord } from "./document.ts";
-import { embeddingDimension } from "../embedding/registry.ts";
+import { embeddingDimension } from "./catalogs/embedding-providers.ts";
 import type { NamespaceRecord } from "./namespace.ts";
 
 /**

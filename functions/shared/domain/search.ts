@@ -38,7 +38,7 @@ export const retrievalFields = {
   rerankModel: z.optional(z.enum(RERANK_MODELS)),
   /**
    * Hybrid only: the weight of semantic similarity against keyword (BM25) relevance, 0–1; by
-   * default the namespace's embedder's (embedding/registry.ts `hybridSemanticWeight`).
+   * default the namespace's embedder's (catalogs/embedding-providers.ts `hybridSemanticWeight`).
    */
   semanticWeight: z.optional(z.number().check(z.gte(0), z.lte(1))),
 };

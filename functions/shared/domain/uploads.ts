@@ -1,6 +1,6 @@
 import * as z from "../platform/zod.ts";
 import { unprocessable } from "./errors.ts";
-import { describeSupportedTypes, resolveFileType, uploadLimit } from "../extraction/file-types.ts";
+import { describeSupportedTypes, resolveFileType, uploadLimit } from "./catalogs/file-types.ts";
 
 const MEDIA_TYPE = /^[A-Za-z0-9][A-Za-z0-9!#$&^_.+-]*\/[A-Za-z0-9][A-Za-z0-9!#$&^_.+-]*(\s*;.*)?$/;
 

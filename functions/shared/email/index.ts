@@ -8,5 +8,5 @@ export type { EmailMessage, EmailSender } from "./types.ts";
 export async function emailSender(): Promise<EmailSender | null> {
   const backend = config.emailBackend();
   if (!Object.hasOwn(EMAIL_BACKENDS, backend)) return null;
-  return (await EMAIL_BACKENDS[backend as EmailBackendId].load()).createEmailSender();
+  return (await EMAIL_BACKENDS[backend as EmailBackendId].load()).create();
 }

@@ -8,7 +8,7 @@ import type { EmailSender } from "./types.ts";
  * The local stack's mail: nothing leaves the machine. Each message is written to the outbox folder
  * (tests read it) and printed whole, so whoever runs `npm run dev` sees the sign-in link.
  */
-export function createEmailSender(): EmailSender {
+export function create(): EmailSender {
   return {
     async send(message) {
       const folder = config.emailOutboxDir();

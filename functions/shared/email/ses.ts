@@ -11,7 +11,7 @@ const loadSes = lazyImport<SesSdk>(() => import("@aws-sdk/client-sesv2"));
 
 let client: SESv2Client | undefined;
 
-export function createEmailSender(): EmailSender {
+export function create(): EmailSender {
   return {
     async send(message) {
       const sdk = await loadSes();

@@ -1,5 +1,5 @@
-import { embeddingDimension } from "./registry.ts";
-import type { EmbeddingProviderId } from "./registry.ts";
+import { embeddingDimension } from "../domain/catalogs/embedding-providers.ts";
+import type { EmbeddingProviderId } from "../domain/catalogs/embedding-providers.ts";
 import { isRecord, postToProvider, type ProviderRequest } from "../platform/provider-http.ts";
 import { EmbeddingError, type Embedder, estimateTokens, normalizeInPlace } from "./types.ts";
 

@@ -1,4 +1,5 @@
-import { EMBEDDING_PROVIDERS, type EmbeddingConfig, type EmbedderOptions, type EmbeddingProviderModule } from "./registry.ts";
+import type { EmbeddingConfig } from "../domain/catalogs/embedding-providers.ts";
+import { EMBEDDING_MODULES, type EmbedderOptions } from "./registry.ts";
 import type { Embedder } from "./types.ts";
 
 export { EmbeddingError, isEmbeddingError, type Embedder } from "./types.ts";
@@ -6,9 +7,7 @@ export type { EmbedderOptions };
 
 /** The embedder of a namespace's `embeddingConfig`, from its registry row; the same one serves ingestion and search. */
 export async function embedderFor(config: EmbeddingConfig, options: EmbedderOptions = {}): Promise<Embedder> {
-  // One template, so the bundler includes every providers/*.ts in the functions that embed, and only there.
-  const provider = (await import(`./providers/${EMBEDDING_PROVIDERS[config.provider].module}.ts`)) as EmbeddingProviderModule;
-  return provider.createEmbedder(config as never, options);
+  return (await EMBEDDING_MODULES[config.provider]()).create(config as never, options);
 }
 
 export interface EmbeddedBatch {

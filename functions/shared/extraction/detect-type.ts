@@ -1,5 +1,5 @@
-import { DOCUMENT_FORMATS } from "./registry.ts";
-import type { FileType } from "./file-types.ts";
+import { DOCUMENT_FORMATS } from "../domain/catalogs/document-formats.ts";
+import type { FileType } from "../domain/catalogs/file-types.ts";
 
 /**
  * The MIME type a file's bytes are, as a document's `properties.mimeType` reports it. The declared

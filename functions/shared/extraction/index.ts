@@ -1,12 +1,11 @@
-import { DOCUMENT_FORMATS, type DocumentFormatId } from "./registry.ts";
+import type { DocumentFormatId } from "../domain/catalogs/document-formats.ts";
+import { FORMAT_MODULES } from "./registry.ts";
 import type { FormatExtractor } from "./types.ts";
 
 /**
- * The extractor of a format, loaded on first use. Apart from the registry, which the upload
- * endpoints read for names and types: only the functions that extract bundle the format modules.
+ * The extractor of a format, loaded on first use: only the functions that extract bundle the
+ * format modules; the upload endpoints read the catalog (domain/catalogs/) for names and types.
  */
 export async function loadExtractor(id: DocumentFormatId): Promise<FormatExtractor> {
-  // One template, so the bundler includes every formats/*.ts in the functions that extract, and only there.
-  const module = (await import(`./formats/${DOCUMENT_FORMATS[id].module}.ts`)) as { extractor: FormatExtractor };
-  return module.extractor;
+  return (await FORMAT_MODULES[id]()).create();
 }

@@ -2,7 +2,7 @@ import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { Worker } from "node:worker_threads";
-import { DOCUMENT_FORMATS, type DocumentFormatId } from "./registry.ts";
+import { DOCUMENT_FORMATS, type DocumentFormatId } from "../domain/catalogs/document-formats.ts";
 import { config } from "../platform/env.ts";
 import { DocumentParseError, EXTRACTION_DEADLINE_GRACE_MS, EXTRACTION_THREADS } from "./limits.ts";
 import type { ExtractedDocument, ExtractionOptions } from "./types.ts";

@@ -1,165 +1,34 @@
+import type { DocumentFormatId } from "../domain/catalogs/document-formats.ts";
+import type { FormatExtractor } from "./types.ts";
+
 /**
- * Every file format the service knows, by format id: how it is named to people, the MIME types and
- * extensions that mean it, whether ingestion accepts it, and the module that reads it. Modules load
- * on first use, so importing this table costs nothing and HTTP functions that only need the names
- * never load a parser library. Adding a format is one module under formats/ and one row here;
- * uploads, the worker, 422 messages and the README's list follow (extraction/file-types.ts).
+ * The port side of the format catalog (domain/catalogs/document-formats.ts): the module that reads
+ * each format, imported on first use (a plain `() => import(...)`: a table no code calls is dropped
+ * from the bundle with the modules it names). Every module a port loads exports `create`; the table
+ * is typed by the catalog's ids, so a catalog row without its module does not type-check. The
+ * functions that extract are bundled with code splitting (lib/bundling.ts), so each import here is
+ * a chunk of its own that Node reads on the first document of that format.
  */
-
-export interface DocumentFormat {
-  /** How the format is named to people. */
-  readonly label: string;
-  /** The MIME type stored with the object and reported back, first; then the others that mean the same. */
-  readonly mimeTypes: readonly string[];
-  /** Lowercase, with the leading dot. */
-  readonly extensions: readonly string[];
-  /** The module reads page ranges (`pageRange`, `stopAtMs`): the worker spreads a long file over several steps. */
-  readonly paged?: boolean;
-  /**
-   * Largest upload accepted, when the format's reader needs less memory per byte than the default
-   * assumes (MAX_UPLOAD_BYTES_DEFAULT, measured for text). Measured in bench/large-file.ts.
-   */
-  readonly maxBytes?: number;
-  /**
-   * Accepted for upload and ingested by the worker. A format whose module is written and tested
-   * but not yet ready to take real traffic (its runtime not shipped, its limits not measured) stays
-   * false: the upload endpoints refuse it with the accepted list.
-   */
-  readonly ingested: boolean;
-  /**
-   * The module under formats/ that reads the format (it exports `extractor`), loaded on first use.
-   * Named rather than imported here: the upload endpoints read this table for names and types, and
-   * would otherwise bundle every parser library.
-   */
-  readonly module: string;
+export interface FormatModule {
+  create(): FormatExtractor;
 }
 
-export const DOCUMENT_FORMATS = {
-  text: {
-    label: "plain text",
-    mimeTypes: ["text/plain"],
-    extensions: [".txt", ".text", ".log"],
-    ingested: true,
-    module: "text",
-  },
-  markdown: {
-    label: "Markdown",
-    mimeTypes: ["text/markdown", "text/x-markdown", "application/markdown", "application/x-markdown", "text/x-web-markdown"],
-    extensions: [".md", ".markdown"],
-    ingested: true,
-    module: "markdown",
-  },
-  html: {
-    label: "HTML",
-    mimeTypes: ["text/html", "application/xhtml+xml"],
-    extensions: [".html", ".htm", ".xhtml"],
-    ingested: true,
-    module: "html",
-  },
-  json: {
-    label: "JSON",
-    mimeTypes: ["application/json", "text/json", "application/x-json"],
-    extensions: [".json"],
-    ingested: true,
-    module: "json",
-  },
-  jsonl: {
-    label: "JSON Lines",
-    mimeTypes: ["application/jsonl", "application/x-ndjson", "application/jsonlines", "application/x-jsonlines", "application/ndjson"],
-    extensions: [".jsonl", ".ndjson"],
-    ingested: true,
-    module: "jsonl",
-  },
-  csv: {
-    label: "CSV",
-    mimeTypes: ["text/csv", "application/csv", "text/x-csv", "application/x-csv", "text/comma-separated-values"],
-    extensions: [".csv"],
-    ingested: true,
-    module: "csv",
-  },
-  tsv: {
-    label: "TSV",
-    mimeTypes: ["text/tab-separated-values", "text/tsv"],
-    extensions: [".tsv"],
-    ingested: true,
-    module: "tsv",
-  },
-  pdf: {
-    label: "PDF",
-    mimeTypes: ["application/pdf", "application/x-pdf"],
-    extensions: [".pdf"],
-    paged: true,
-    // A 200 MiB PDF peaks under 1 GB in the worker: pdf.js holds the file and one page at a time,
-    // and the text it yields is a small fraction of the file (bench/large-file.ts, README "Large files").
-    maxBytes: 200 * 1024 * 1024,
-    ingested: true,
-    module: "pdf",
-  },
-  docx: {
-    label: "Word document",
-    mimeTypes: ["application/vnd.openxmlformats-officedocument.wordprocessingml.document", "application/vnd.ms-word.document.macroenabled.12"],
-    extensions: [".docx", ".docm"],
-    ingested: true,
-    module: "docx",
-  },
-  pptx: {
-    label: "PowerPoint presentation",
-    mimeTypes: ["application/vnd.openxmlformats-officedocument.presentationml.presentation", "application/vnd.ms-powerpoint.presentation.macroenabled.12"],
-    extensions: [".pptx", ".pptm"],
-    ingested: true,
-    module: "pptx",
-  },
-  spreadsheet: {
-    label: "spreadsheet",
-    mimeTypes: [
-      "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",
-      "application/vnd.ms-excel.sheet.macroenabled.12",
-      "application/vnd.ms-excel",
-      "application/vnd.oasis.opendocument.spreadsheet",
-    ],
-    extensions: [".xlsx", ".xlsm", ".xls", ".ods"],
-    ingested: true,
-    module: "spreadsheet",
-  },
-  odt: {
-    label: "OpenDocument text",
-    mimeTypes: ["application/vnd.oasis.opendocument.text"],
-    extensions: [".odt"],
-    ingested: true,
-    module: "odt",
-  },
-  epub: {
-    label: "EPUB",
-    mimeTypes: ["application/epub+zip"],
-    extensions: [".epub"],
-    ingested: true,
-    module: "epub",
-  },
-  rtf: {
-    label: "Rich Text Format",
-    mimeTypes: ["application/rtf", "text/rtf", "application/x-rtf", "text/richtext"],
-    extensions: [".rtf"],
-    ingested: true,
-    module: "rtf",
-  },
-  email: {
-    label: "e-mail message",
-    mimeTypes: ["message/rfc822", "application/eml"],
-    extensions: [".eml"],
-    ingested: true,
-    module: "email",
-  },
-  image: {
-    label: "image (OCR)",
-    mimeTypes: ["image/png", "image/jpeg", "image/tiff", "image/webp", "image/jpg", "image/pjpeg", "image/x-png", "image/tif"],
-    extensions: [".png", ".jpg", ".jpeg", ".jpe", ".tif", ".tiff", ".webp"],
-    ingested: true,
-    module: "image",
-  },
-} as const satisfies Record<string, DocumentFormat>;
-
-export type DocumentFormatId = keyof typeof DOCUMENT_FORMATS;
-
-export function documentFormat(id: DocumentFormatId): DocumentFormat {
-  return DOCUMENT_FORMATS[id];
-}
+// Typed rather than inferred from the imports: the modules import types back from here.
+export const FORMAT_MODULES: Readonly<Record<DocumentFormatId, () => Promise<FormatModule>>> = {
+  text: () => import("./formats/text.ts"),
+  markdown: () => import("./formats/markdown.ts"),
+  html: () => import("./formats/html.ts"),
+  json: () => import("./formats/json.ts"),
+  jsonl: () => import("./formats/jsonl.ts"),
+  csv: () => import("./formats/csv.ts"),
+  tsv: () => import("./formats/tsv.ts"),
+  pdf: () => import("./formats/pdf.ts"),
+  docx: () => import("./formats/docx.ts"),
+  pptx: () => import("./formats/pptx.ts"),
+  spreadsheet: () => import("./formats/spreadsheet.ts"),
+  odt: () => import("./formats/odt.ts"),
+  epub: () => import("./formats/epub.ts"),
+  rtf: () => import("./formats/rtf.ts"),
+  email: () => import("./formats/email.ts"),
+  image: () => import("./formats/image.ts"),
+};

@@ -1,5 +1,5 @@
 import { DocumentParseError } from "./parse-error.ts";
-import { type FileFormat, fileTypeOf } from "./file-types.ts";
+import { type FileFormat, fileTypeOf } from "../domain/catalogs/file-types.ts";
 import type { FormatExtractor } from "./types.ts";
 
 /**

@@ -1,4 +1,4 @@
-import type { FileFormat } from "./file-types.ts";
+import type { FileFormat } from "../domain/catalogs/file-types.ts";
 import { csvToText } from "./formats/csv.ts";
 import { htmlToText } from "./formats/html.ts";
 import { jsonLinesToText, jsonToText } from "./formats/json.ts";

@@ -1,7 +1,7 @@
 import { parentPort } from "node:worker_threads";
 import { loadExtractor } from "./index.ts";
 import { DocumentParseError, MAX_EXTRACTED_CHARACTERS } from "./limits.ts";
-import { DOCUMENT_FORMATS, type DocumentFormatId } from "./registry.ts";
+import { DOCUMENT_FORMATS, type DocumentFormatId } from "../domain/catalogs/document-formats.ts";
 import type { ExtractionOptions } from "./types.ts";
 
 /**

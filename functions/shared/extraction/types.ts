@@ -1,7 +1,7 @@
 /**
  * The one interface every document format implements: bytes in, Markdown out, plus what the
- * chunker needs to stamp `page_number`, `sheet` and `slide` on chunks. A format module exports an
- * `extractor` of this shape; `registry.ts` loads it lazily by format id.
+ * chunker needs to stamp `page_number`, `sheet` and `slide` on chunks. A format module exports
+ * `create()` returning this shape; `registry.ts` loads it lazily by format id.
  */
 
 /** The ingest config's parse options (spec names), plus the bounds the worker sets per step. */

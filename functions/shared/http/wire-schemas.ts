@@ -1,8 +1,8 @@
 import * as z from "../platform/zod.ts";
-import { LLM_PROVIDER_IDS } from "../llm/registry.ts";
+import { LLM_PROVIDER_IDS } from "../domain/catalogs/llm-providers.ts";
 import { FINISH_REASONS } from "../llm/types.ts";
-import { EMBEDDING_PROVIDER_IDS } from "../embedding/registry.ts";
-import { RERANKING_PROVIDER_IDS } from "../reranking/registry.ts";
+import { EMBEDDING_PROVIDER_IDS } from "../domain/catalogs/embedding-providers.ts";
+import { RERANKING_PROVIDER_IDS } from "../domain/catalogs/reranking-providers.ts";
 import { ERROR_STATUS } from "./envelope.ts";
 import { ingestConfig } from "../domain/ingest-config.ts";
 import { ingestPayload } from "../domain/ingest-job.ts";
@@ -39,10 +39,10 @@ export const namespaceWire = z.strictObject({
   organizationId: z.string(),
   createdAt: timestamp,
   status: z.enum(["ACTIVE", "DELETING"]),
-  // Provider settings vary per provider (embedding/registry.ts); a key is always masked.
+  // Provider settings vary per provider (domain/catalogs/embedding-providers.ts); a key is always masked.
   embeddingConfig: z.looseObject({ provider: z.enum(EMBEDDING_PROVIDER_IDS), model: z.string(), apiKey: z.optional(z.string()) }),
   vectorStoreConfig: z.strictObject({ provider: z.enum(VECTOR_STORE_PROVIDERS) }),
-  // Present when the namespace chose its reranker (reranking/registry.ts); a key is always masked.
+  // Present when the namespace chose its reranker (domain/catalogs/reranking-providers.ts); a key is always masked.
   rerankingConfig: z.optional(z.strictObject({ provider: z.enum(RERANKING_PROVIDER_IDS), model: z.optional(z.string()), apiKey: z.optional(z.string()) })),
 });
 

@@ -1,12 +1,12 @@
-import { LLM_PROVIDERS, type ChatModelSettings, type LlmProviderId, type LlmProviderModule } from "./registry.ts";
+import type { LlmProviderId } from "../domain/catalogs/llm-providers.ts";
+import { LLM_MODULES, type ChatModelSettings } from "./registry.ts";
 import type { ChatModel } from "./types.ts";
 
 export { ChatError, type ChatDelta, type ChatMessage, type ChatModel } from "./types.ts";
 
 /** The chat model of a configuration; the provider's module is loaded on first use. */
 export async function chatModelFor(settings: ChatModelSettings & { provider: LlmProviderId }): Promise<ChatModel> {
-  // One template, so the bundler includes every providers/*.ts in the functions that chat, and only there.
-  const provider = (await import(`./providers/${LLM_PROVIDERS[settings.provider].module}.ts`)) as LlmProviderModule;
+  const provider = await LLM_MODULES[settings.provider]();
   const { provider: _id, ...rest } = settings;
-  return provider.createChatModel(rest);
+  return provider.create(rest);
 }

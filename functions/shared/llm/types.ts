@@ -1,22 +1,10 @@
 /**
  * The language-model port used by chat: a model that streams its answer to a conversation.
- * One module per provider under llm/providers/ exports `createChatModel`; llm/registry.ts names them.
+ * One module per provider under llm/providers/ exports `create`; llm/registry.ts loads them.
  */
-export type ChatMessage =
-  | {
-      role: "system" | "user" | "assistant";
-      content: string;
-      /** On an assistant turn of an agentic answer: the tools it called (its `content` may then be empty). */
-      toolCalls?: ToolCall[];
-    }
-  /** What a tool answered to the call `toolCallId` of the assistant turn before. */
-  | { role: "tool"; toolCallId: string; content: string };
+import type { ChatMessage, ToolCall } from "../domain/chat-messages.ts";
 
-export interface ToolCall {
-  id: string;
-  name: string;
-  input: unknown;
-}
+export type { ChatMessage, ToolCall };
 
 /** A tool the model may call: its name, what it does and a JSON Schema (an object) of its input. */
 export interface ToolSpec {

@@ -52,9 +52,9 @@ export const config = {
   awsRegion: () => process.env[ENV.awsRegion] ?? "us-east-1",
   /** The language model of chats without their own llmConfig: BEDROCK deployed, NONE on the offline local stack. */
   defaultLlm: () => process.env[ENV.defaultLlm] ?? "NONE",
-  /** The deployer's choice of Bedrock chat model (`-c chatModel=`); unset, the region's default (llm/registry.ts). */
+  /** The deployer's choice of Bedrock chat model (`-c chatModel=`); unset, the region's default (domain/catalogs/llm-providers.ts). */
   defaultChatModel: (): string | undefined => process.env[ENV.defaultChatModel] || undefined,
-  /** The Bedrock chat models callers may name (`-c chatModels=`, comma-separated); unset, the default set (llm/registry.ts). */
+  /** The Bedrock chat models callers may name (`-c chatModels=`, comma-separated); unset, the default set (domain/catalogs/llm-providers.ts). */
   chatModels: (): string[] | null => {
     const raw = process.env[ENV.chatModels];
     return raw ? raw.split(",").map((model) => model.trim()).filter(Boolean) : null;

@@ -1,5 +1,6 @@
 import { isRecord, postToProvider, type ProviderRequest, trimSlash } from "../platform/provider-http.ts";
-import { RERANKING_PROVIDERS, type RerankingProviderId, type RerankerSettings } from "./registry.ts";
+import { RERANKING_PROVIDERS, type RerankingProviderId } from "../domain/catalogs/reranking-providers.ts";
+import type { RerankerSettings } from "./registry.ts";
 import { rankedFromIndexes, RerankError, type Reranker } from "./types.ts";
 
 /**

@@ -1,4 +1,5 @@
-import { modelsInRegion, RERANKING_PROVIDERS, type RerankingConfig, type RerankingProviderId, type RerankingProviderModule, type RerankingProviderRow } from "./registry.ts";
+import { modelsInRegion, RERANKING_PROVIDERS, type RerankingConfig, type RerankingProviderId, type RerankingProviderRow } from "../domain/catalogs/reranking-providers.ts";
+import { RERANKING_MODULES } from "./registry.ts";
 import type { Reranker } from "./types.ts";
 
 export { RerankError, type RerankCandidate, type RerankedCandidate, type Reranker } from "./types.ts";
@@ -40,8 +41,7 @@ export function chooseReranker(
 
 /** The reranker of a choice; the provider's module is loaded on first use. */
 export async function rerankerFor(choice: RerankChoice, baseUrls: Readonly<Record<string, string>> = {}): Promise<Reranker> {
-  // One template, so the bundler includes every providers/*.ts in the functions that rerank, and only there.
-  const provider = (await import(`./providers/${RERANKING_PROVIDERS[choice.provider].module}.ts`)) as RerankingProviderModule;
+  const provider = await RERANKING_MODULES[choice.provider]();
   const baseUrl = baseUrls[choice.provider];
-  return provider.createReranker({ model: choice.model, ...(choice.apiKey ? { apiKey: choice.apiKey } : {}), ...(baseUrl ? { baseUrl } : {}) });
+  return provider.create({ model: choice.model, ...(choice.apiKey ? { apiKey: choice.apiKey } : {}), ...(baseUrl ? { baseUrl } : {}) });
 }

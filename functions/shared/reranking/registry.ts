@@ -1,17 +1,12 @@
-import * as z from "../platform/zod.ts";
+import type { RerankingProviderId } from "../domain/catalogs/reranking-providers.ts";
 import type { Reranker } from "./types.ts";
 
 /**
- * The reranking providers, by the id a namespace's `rerankingConfig.provider` names: the models each
- * offers (the first is its default), the settings a namespace gives it beyond `model`, which of the
- * agentset `rerankModel` names it serves and with which model, and the module under providers/ that
- * calls it, loaded on first use. Adding a provider is one module under reranking/providers/
- * exporting `createReranker`, and one row here.
- *
- * Pure data: the namespace schema reads it without loading any provider.
+ * The port side of the reranking catalog (domain/catalogs/reranking-providers.ts): the module of
+ * each provider, imported on first use (a plain `() => import(...)`: a table no code calls is
+ * dropped from the bundle with the modules it names). Every module a port loads exports `create`;
+ * the table is typed by the catalog's ids, so a catalog row without its module does not type-check.
  */
-const apiKey = z.string().check(z.trim(), z.minLength(1), z.maxLength(512));
-
 export interface RerankerSettings {
   model: string;
   /** For providers reached with the namespace owner's key. */
@@ -21,81 +16,13 @@ export interface RerankerSettings {
 }
 
 export interface RerankingProviderModule {
-  createReranker(settings: RerankerSettings): Reranker;
+  create(settings: RerankerSettings): Reranker;
 }
 
-export interface RerankingProviderRow {
-  readonly label: string;
-  readonly models: readonly [string, ...string[]];
-  readonly settings: Readonly<Record<string, z.ZodMiniType>>;
-  /** The agentset names this provider answers, mapped onto its own models; other names get the namespace's model. */
-  readonly agentsetModels: Readonly<Record<string, string>>;
-  /** Bedrock: the regions that offer each model. Absent: every model everywhere. */
-  readonly regions?: Readonly<Record<string, readonly string[]>>;
-  /** Bedrock: AWS Marketplace products of third-party models, which subscribe the account on first use. */
-  readonly marketplaceProductIds?: Readonly<Record<string, string>>;
-  readonly module: string;
-}
-
-const COHERE_MODELS = ["rerank-v4.0-pro", "rerank-v4.0-fast", "rerank-v3.5", "rerank-english-v3.0", "rerank-multilingual-v3.0"] as const;
-const ZEROENTROPY_MODELS = ["zerank-2", "zerank-1", "zerank-1-small"] as const;
-
-export const RERANKING_PROVIDERS = {
-  BEDROCK: {
-    label: "Amazon Bedrock Rerank",
-    models: ["amazon.rerank-v1:0", "cohere.rerank-v3-5:0"],
-    settings: {},
-    // Bedrock offers one Cohere reranker: every Cohere name asks for Cohere's model family.
-    agentsetModels: Object.fromEntries(COHERE_MODELS.map((model) => [`cohere:${model}`, "cohere.rerank-v3-5:0"])),
-    // "Supported Regions and models for reranking" in the Bedrock user guide; Amazon Rerank 1.0 is
-    // not offered in us-east-1, where Cohere Rerank 3.5 is the only reranker.
-    regions: {
-      "amazon.rerank-v1:0": ["ap-northeast-1", "ca-central-1", "eu-central-1", "us-west-2"],
-      "cohere.rerank-v3-5:0": ["ap-northeast-1", "ca-central-1", "eu-central-1", "us-east-1", "us-west-2"],
-    },
-    // From the model card of Cohere Rerank 3.5 in the Bedrock user guide ("Marketplace product ID").
-    marketplaceProductIds: { "cohere.rerank-v3-5:0": "prod-2o5bej62oxkbi" },
-    module: "bedrock",
-  },
-  COHERE: {
-    label: "Cohere",
-    models: COHERE_MODELS,
-    settings: { apiKey },
-    agentsetModels: Object.fromEntries(COHERE_MODELS.map((model) => [`cohere:${model}`, model])),
-    module: "cohere",
-  },
-  VOYAGE: {
-    label: "Voyage AI",
-    models: ["rerank-2.5", "rerank-2.5-lite", "rerank-2", "rerank-2-lite"],
-    settings: { apiKey },
-    agentsetModels: {},
-    module: "voyage",
-  },
-  ZEROENTROPY: {
-    label: "ZeroEntropy",
-    models: ZEROENTROPY_MODELS,
-    settings: { apiKey },
-    agentsetModels: Object.fromEntries(ZEROENTROPY_MODELS.map((model) => [`zeroentropy:${model}`, model])),
-    module: "zeroentropy",
-  },
-} as const satisfies Record<string, RerankingProviderRow>;
-
-export type RerankingProviderId = keyof typeof RERANKING_PROVIDERS;
-export const RERANKING_PROVIDER_IDS = Object.keys(RERANKING_PROVIDERS) as RerankingProviderId[];
-
-/** A namespace's reranking configuration: a provider, optionally a model, and the row's settings. */
-export type RerankingConfig = { provider: RerankingProviderId; model?: string; apiKey?: string };
-
-/** The models of a provider that this region offers, default first. */
-export function modelsInRegion(provider: RerankingProviderId, region: string): string[] {
-  const row: RerankingProviderRow = RERANKING_PROVIDERS[provider];
-  return row.models.filter((model) => !row.regions || (row.regions[model] ?? []).includes(region));
-}
-
-/** Every AWS Marketplace product id a deployment's rerankers may subscribe to on first use. */
-export function rerankMarketplaceProductIds(): string[] {
-  return Object.values(RERANKING_PROVIDERS).flatMap((row: RerankingProviderRow) => Object.values(row.marketplaceProductIds ?? {}));
-}
-
-/** The Bedrock foundation models a deployment may rerank with. */
-export const BEDROCK_RERANK_MODELS: readonly string[] = RERANKING_PROVIDERS.BEDROCK.models;
+// Typed rather than inferred from the imports: the modules import types back from here.
+export const RERANKING_MODULES: Readonly<Record<RerankingProviderId, () => Promise<RerankingProviderModule>>> = {
+  BEDROCK: () => import("./providers/bedrock.ts"),
+  COHERE: () => import("./providers/cohere.ts"),
+  VOYAGE: () => import("./providers/voyage.ts"),
+  ZEROENTROPY: () => import("./providers/zeroentropy.ts"),
+};

@@ -1,6 +1,6 @@
 /**
  * The reranking port: a model that reorders retrieval candidates by their relevance to the query.
- * One module per provider under reranking/providers/ exports `createReranker`; reranking/registry.ts names them.
+ * One module per provider under reranking/providers/ exports `create`; reranking/registry.ts loads them.
  */
 export interface RerankCandidate {
   /** The caller's handle for the candidate (a chunk id); returned as given. */

@@ -614,6 +614,6 @@ export function embeddedVectorStore(): EmbeddedVectorStore {
 }
 
 /** The local stack's store (vector-store/registry.ts): one per process, shared by every function in it. */
-export function createVectorStore(): VectorStore {
+export function create(): VectorStore {
   return embeddedVectorStore();
 }

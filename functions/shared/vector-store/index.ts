@@ -16,7 +16,7 @@ export async function vectorStore(): Promise<VectorStore> {
   }
   let store = stores.get(backend);
   if (!store) {
-    store = (await VECTOR_STORES[backend].load()).createVectorStore();
+    store = (await VECTOR_STORES[backend].load()).create();
     stores.set(backend, store);
   }
   return store;

@@ -5,14 +5,14 @@ import type { VectorStore } from "./types.ts";
  * (loaded on first use), the IAM actions each store operation needs and the environment it reads.
  * The CDK grants a function the actions of the operations it declares (`vectors` in lib/routes.ts)
  * and sets that environment, so a store's permissions live next to its code. Adding a store is one
- * module implementing `VectorStore` and exporting `createVectorStore`, and one row here.
+ * module exporting `create` (every module a port loads does), returning a `VectorStore`, and one row here.
  */
 
 /** What a function does with vectors; its grants follow from these. */
 export type VectorOperation = "count" | "query" | "write" | "read" | "delete" | "list";
 
 export interface VectorStoreModule {
-  createVectorStore(): VectorStore;
+  create(): VectorStore;
 }
 
 export interface VectorStoreRow {
@@ -23,9 +23,6 @@ export interface VectorStoreRow {
   readonly environment: readonly string[];
   readonly load: () => Promise<VectorStoreModule>;
 }
-
-// Typed as the module interface rather than inferred from the import (the modules import types back).
-const lazy = (load: () => Promise<unknown>) => load as () => Promise<VectorStoreModule>;
 
 export const VECTOR_STORES = {
   s3vectors: {
@@ -45,7 +42,8 @@ export const VECTOR_STORES = {
       list: ["s3vectors:ListVectors"],
     },
     environment: ["VECTOR_BUCKET_NAME"],
-    load: lazy(() => import("./s3-vectors.ts")),
+    // Typed as the module interface rather than inferred from the import (the modules import types back).
+    load: (): Promise<VectorStoreModule> => import("./s3-vectors.ts"),
   },
   embedded: {
     label: "in-process exact search (local stack and tests)",
@@ -55,7 +53,7 @@ export const VECTOR_STORES = {
     load:
       process.env.KIS_DEPLOYED_BUNDLE === "true"
         ? () => Promise.reject(new Error("the embedded vector store is not part of deployed bundles; set VECTOR_STORE_BACKEND=s3vectors"))
-        : lazy(() => import("./embedded.ts")),
+        : (): Promise<VectorStoreModule> => import("./embedded.ts"),
   },
 } as const satisfies Record<string, VectorStoreRow>;
 

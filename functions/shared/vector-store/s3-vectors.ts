@@ -722,6 +722,6 @@ export class S3VectorsStore implements VectorStore {
 }
 
 /** The deployment's store (vector-store/registry.ts); it imports the S3 Vectors SDK on its first request. */
-export function createVectorStore(): VectorStore {
+export function create(): VectorStore {
   return new S3VectorsStore({ vectorBucketName: config.vectorBucketName(), bucketSlots: config.vectorBucketSlots() });
 }

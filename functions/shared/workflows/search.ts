@@ -4,7 +4,7 @@ import type { NamespaceRecord } from "../domain/namespace.ts";
 import type { SearchRequest } from "../domain/search.ts";
 import { DELETION_STATUSES } from "../domain/statuses.ts";
 import { embedderFor } from "../embedding/index.ts";
-import { DEFAULT_HYBRID_SEMANTIC_WEIGHT, EMBEDDING_PROVIDERS, type EmbeddingProviderRow } from "../embedding/registry.ts";
+import { DEFAULT_HYBRID_SEMANTIC_WEIGHT, EMBEDDING_PROVIDERS, type EmbeddingProviderRow } from "../domain/catalogs/embedding-providers.ts";
 import { chunkId, parseVectorKey } from "../domain/chunks.ts";
 import { vectorStore } from "../vector-store/index.ts";
 import { MAX_TOP_K, type VectorMatch } from "../vector-store/types.ts";

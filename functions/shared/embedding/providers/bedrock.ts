@@ -1,5 +1,6 @@
 import type { BedrockRuntimeClient } from "@aws-sdk/client-bedrock-runtime";
-import { type EmbedderOptions, type EmbeddingConfigOf, embeddingDimension } from "../registry.ts";
+import { type EmbeddingConfigOf, embeddingDimension } from "../../domain/catalogs/embedding-providers.ts";
+import type { EmbedderOptions } from "../registry.ts";
 import { observed } from "../../platform/sdk-observer.ts";
 import { EmbeddingError, type Embedder, estimateTokens, normalizeInPlace } from "../types.ts";
 import { lazyImport } from "../../platform/lazy-import.ts";
@@ -227,6 +228,6 @@ export function bedrockEmbedder(model: string, options: BedrockEmbedderOptions =
   throw new EmbeddingError("BEDROCK", `unsupported Bedrock embedding model ${model}`);
 }
 
-export function createEmbedder(config: EmbeddingConfigOf<"BEDROCK">, options: EmbedderOptions = {}): Embedder {
+export function create(config: EmbeddingConfigOf<"BEDROCK">, options: EmbedderOptions = {}): Embedder {
   return bedrockEmbedder(config.model, options.bedrock);
 }

@@ -118,6 +118,6 @@ export class LocalHashEmbedder implements Embedder {
   }
 }
 
-export function createEmbedder(): Embedder {
+export function create(): Embedder {
   return new LocalHashEmbedder();
 }

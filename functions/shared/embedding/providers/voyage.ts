@@ -1,8 +1,8 @@
-import type { EmbeddingConfigOf } from "../registry.ts";
+import type { EmbeddingConfigOf } from "../../domain/catalogs/embedding-providers.ts";
 import { HttpEmbedder, type HttpEmbedderOptions, parseOpenAIStyle, type ProviderSpec, trimSlash } from "../http-embedder.ts";
 import type { Embedder } from "../types.ts";
 
-export function createEmbedder(config: EmbeddingConfigOf<"VOYAGE">, options: { http?: HttpEmbedderOptions } = {}): Embedder {
+export function create(config: EmbeddingConfigOf<"VOYAGE">, options: { http?: HttpEmbedderOptions } = {}): Embedder {
   return new HttpEmbedder(voyageSpec(config, options.http?.baseUrl), config.model, options.http ?? {});
 }
 

@@ -1,9 +1,10 @@
+import type { FormatExtractor } from "../types.ts";
 import { parse as parseCsv } from "csv-parse/sync";
 import { DocumentParseError } from "../parse-error.ts";
 import { textFormatExtractor } from "../text-decoding.ts";
 
 /** CSV in whatever delimiter the header line uses; one row per paragraph, each value named by its column. */
-export const extractor = textFormatExtractor("csv", csvToText);
+const extractor = textFormatExtractor("csv", csvToText);
 
 export function csvToText(text: string): string {
   return delimitedToText(text, sniffDelimiter(text), "CSV");
@@ -93,3 +94,6 @@ function cleanCell(value: string): string {
   return trimmed.includes("\n") ? trimmed.replace(/\n\s*\n/g, "\n") : trimmed;
 }
 
+export function create(): FormatExtractor {
+  return extractor;
+}

@@ -214,4 +214,8 @@ function headerRows(html: string): string {
   );
 }
 
-export const extractor: FormatExtractor = { extract };
+const extractor: FormatExtractor = { extract };
+
+export function create(): FormatExtractor {
+  return extractor;
+}

@@ -1,4 +1,4 @@
-import { resolveFileType } from "../file-types.ts";
+import { resolveFileType } from "../../domain/catalogs/file-types.ts";
 import { isTextFormat, parseDocument } from "../text-formats.ts";
 import { DocumentParseError } from "../limits.ts";
 import { htmlToMarkdown, joinBlocks } from "../markdown.ts";
@@ -71,4 +71,8 @@ function normalizeNewlines(text: string): string {
   return text.replace(/\r\n?/g, "\n").trim();
 }
 
-export const extractor: FormatExtractor = { extract };
+const extractor: FormatExtractor = { extract };
+
+export function create(): FormatExtractor {
+  return extractor;
+}

@@ -50,4 +50,8 @@ async function extract(bytes: Uint8Array, options: ExtractionOptions): Promise<E
   return { text: joinBlocks(chapters), notes: [] };
 }
 
-export const extractor: FormatExtractor = { extract };
+const extractor: FormatExtractor = { extract };
+
+export function create(): FormatExtractor {
+  return extractor;
+}

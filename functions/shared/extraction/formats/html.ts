@@ -1,9 +1,10 @@
+import type { FormatExtractor } from "../types.ts";
 import { Parser } from "htmlparser2";
 import { DocumentParseError } from "../parse-error.ts";
 import { textFormatExtractor } from "../text-decoding.ts";
 
 /** HTML read as Markdown-like text: headings, lists with their numbers, data tables, code fences. */
-export const extractor = textFormatExtractor("html", htmlToText);
+const extractor = textFormatExtractor("html", htmlToText);
 
 /** Elements whose content is never reading matter. */
 const SKIPPED_ELEMENTS = new Set([
@@ -509,3 +510,6 @@ function renderTable(rows: readonly TableRow[]): string {
   return lines.join("\n");
 }
 
+export function create(): FormatExtractor {
+  return extractor;
+}

@@ -51,4 +51,8 @@ async function extract(bytes: Uint8Array, options: ExtractionOptions): Promise<E
   return { text, totalPages: 1, notes };
 }
 
-export const extractor: FormatExtractor = { extract };
+const extractor: FormatExtractor = { extract };
+
+export function create(): FormatExtractor {
+  return extractor;
+}

@@ -1,8 +1,9 @@
+import type { FormatExtractor } from "../types.ts";
 import { DocumentParseError } from "../parse-error.ts";
 import { textFormatExtractor } from "../text-decoding.ts";
 
 /** JSON re-indented as written, one field per line. */
-export const extractor = textFormatExtractor("json", jsonToText);
+const extractor = textFormatExtractor("json", jsonToText);
 
 /** Beyond this the data is machine-made or hostile; real documents stay far below it. */
 const MAX_JSON_DEPTH = 512;
@@ -253,4 +254,8 @@ export function jsonLinesToText(text: string): string {
     }
   }
   return records.join("\n\n");
+}
+
+export function create(): FormatExtractor {
+  return extractor;
 }

@@ -180,4 +180,8 @@ class Renderer {
   }
 }
 
-export const extractor: FormatExtractor = { extract };
+const extractor: FormatExtractor = { extract };
+
+export function create(): FormatExtractor {
+  return extractor;
+}

@@ -728,4 +728,8 @@ function describePages(pages: readonly number[]): string {
   return spans.join(", ");
 }
 
-export const extractor: FormatExtractor = { extract };
+const extractor: FormatExtractor = { extract };
+
+export function create(): FormatExtractor {
+  return extractor;
+}

@@ -181,4 +181,8 @@ function notesText(notes: XmlElement): string {
   return texts.join(" ");
 }
 
-export const extractor: FormatExtractor = { extract };
+const extractor: FormatExtractor = { extract };
+
+export function create(): FormatExtractor {
+  return extractor;
+}

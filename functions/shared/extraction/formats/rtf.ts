@@ -362,4 +362,8 @@ async function extract(bytes: Uint8Array, options: ExtractionOptions): Promise<E
   return { text: new RtfReader(source, options).read(), notes: [] };
 }
 
-export const extractor: FormatExtractor = { extract };
+const extractor: FormatExtractor = { extract };
+
+export function create(): FormatExtractor {
+  return extractor;
+}

@@ -92,4 +92,8 @@ function refuseRepeatedSheets(archive: ZipArchive, limits: ExtractionOptions["li
   }
 }
 
-export const extractor: FormatExtractor = { extract };
+const extractor: FormatExtractor = { extract };
+
+export function create(): FormatExtractor {
+  return extractor;
+}

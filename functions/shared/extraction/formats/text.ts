@@ -1,4 +1,9 @@
+import type { FormatExtractor } from "../types.ts";
 import { textFormatExtractor } from "../text-decoding.ts";
 
 /** Read as written (plain text is valid Markdown). */
-export const extractor = textFormatExtractor("text", (text) => text);
+const extractor = textFormatExtractor("text", (text) => text);
+
+export function create(): FormatExtractor {
+  return extractor;
+}

@@ -1,3 +1,4 @@
+import type { FormatExtractor } from "../types.ts";
 import { textFormatExtractor } from "../text-decoding.ts";
 import { delimitedToText } from "./csv.ts";
 
@@ -6,4 +7,8 @@ export function tsvToText(text: string): string {
 }
 
 /** Tab-separated values: as CSV, with the tab as the only delimiter. */
-export const extractor = textFormatExtractor("tsv", tsvToText);
+const extractor = textFormatExtractor("tsv", tsvToText);
+
+export function create(): FormatExtractor {
+  return extractor;
+}

@@ -36,7 +36,7 @@ const RETRYABLE = new Set([
   "ModelTimeoutException",
 ]);
 
-export function createChatModel(settings: ChatModelSettings): ChatModel {
+export function create(settings: ChatModelSettings): ChatModel {
   return {
     model: settings.model,
     stream: (messages, options = {}) => converse(settings.model, messages, options),

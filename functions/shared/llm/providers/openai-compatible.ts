@@ -48,7 +48,7 @@ class AttemptError extends Error {
 /** Connection errors that mean nothing listens at the address (or there is no such address). */
 const UNREACHABLE_CODES = new Set(["ECONNREFUSED", "EHOSTUNREACH", "ENETUNREACH", "ENOTFOUND", "EAI_AGAIN"]);
 
-export function createChatModel(settings: ChatModelSettings): ChatModel {
+export function create(settings: ChatModelSettings): ChatModel {
   return {
     model: settings.model,
     stream: (messages, options = {}) => streamChat(settings, messages, options),

@@ -41,7 +41,7 @@ function toRerankError(error: unknown, model: string): RerankError {
   return new RerankError("BEDROCK", `Bedrock Rerank with ${model} failed: ${name}: ${message}`, { status, retryable: name === "ThrottlingException" });
 }
 
-export function createReranker(settings: RerankerSettings): Reranker {
+export function create(settings: RerankerSettings): Reranker {
   return {
     model: settings.model,
     async rerank(query, candidates, topN) {

@@ -3,7 +3,7 @@ import type { RerankerSettings } from "../registry.ts";
 import type { Reranker } from "../types.ts";
 
 /** Cohere's v2 Rerank API (`POST /v2/rerank`). */
-export function createReranker(settings: RerankerSettings): Reranker {
+export function create(settings: RerankerSettings): Reranker {
   return httpReranker(
     {
       provider: "COHERE",

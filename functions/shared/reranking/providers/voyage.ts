@@ -3,7 +3,7 @@ import type { RerankerSettings } from "../registry.ts";
 import type { Reranker } from "../types.ts";
 
 /** Voyage AI's Rerank API (`POST /v1/rerank`); truncation on, so a long chunk is cut rather than refused. */
-export function createReranker(settings: RerankerSettings): Reranker {
+export function create(settings: RerankerSettings): Reranker {
   return httpReranker(
     {
       provider: "VOYAGE",

@@ -3,7 +3,7 @@ import type { RerankerSettings } from "../registry.ts";
 import type { Reranker } from "../types.ts";
 
 /** ZeroEntropy's model API (`POST /v1/models/rerank`). */
-export function createReranker(settings: RerankerSettings): Reranker {
+export function create(settings: RerankerSettings): Reranker {
   return httpReranker(
     {
       provider: "ZEROENTROPY",

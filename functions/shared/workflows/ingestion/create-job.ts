@@ -1,5 +1,5 @@
 import { invalidRequest } from "../../domain/errors.ts";
-import { largestUploadLimit, resolveFileType, uploadLimit } from "../../extraction/file-types.ts";
+import { largestUploadLimit, resolveFileType, uploadLimit } from "../../domain/catalogs/file-types.ts";
 import { nowIso } from "../../platform/time.ts";
 import { insertJobWithPayload, removeJobWithPayload } from "./stored-payloads.ts";
 import { type CreateIngestJobInput, type IngestJobRecord, type IngestPayload, normalisePayload, payloadItems } from "../../domain/ingest-job.ts";

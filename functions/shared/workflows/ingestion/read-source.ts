@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import type { DocumentRecord, ExtractionCheckpoint } from "../../domain/document.ts";
 import type { IngestConfig } from "../../domain/ingest-config.ts";
-import { type FileType, largestUploadLimit, resolveFileType, uploadLimit } from "../../extraction/file-types.ts";
+import { type FileType, largestUploadLimit, resolveFileType, uploadLimit } from "../../domain/catalogs/file-types.ts";
 import { detectedMimeType } from "../../extraction/detect-type.ts";
 import { extractIsolated } from "../../extraction/isolation.ts";
 import { extractionLimits } from "../../extraction/limits.ts";

@@ -1,5 +1,5 @@
-import { config, MAX_UPLOAD_BYTES_DEFAULT } from "../platform/env.ts";
-import { DOCUMENT_FORMATS, type DocumentFormat, type DocumentFormatId } from "./registry.ts";
+import { config, MAX_UPLOAD_BYTES_DEFAULT } from "../../platform/env.ts";
+import { DOCUMENT_FORMATS, type DocumentFormat, type DocumentFormatId } from "./document-formats.ts";
 
 /**
  * The formats an upload may have, from the format registry. Everything that decides whether a file
