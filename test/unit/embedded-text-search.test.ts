@@ -40,6 +40,18 @@ describe("full-text (BM25) search in the embedded store", () => {
     return store;
   }
 
+  it("scores a chunk with the plain BM25 sum of its query terms, as S3 Vectors does (no bonus for matching more terms)", async () => {
+    const store = new EmbeddedVectorStore();
+    await store.upsert(shared, [record("a", "apple banana"), record("b", "apple cherry"), record("c", "durian")]);
+    const [best] = await store.queryText(shared, "apple banana", { topK: 1 });
+    // Okapi BM25, k1 1.2, b 0.75, idf ln(1 + (N - n + 0.5) / (n + 0.5)): 3 chunks of 2, 2 and 1 terms.
+    const lengthNorm = 1 - 0.75 + (0.75 * 2) / (5 / 3);
+    const termWeight = (1 * 2.2) / (1 + 1.2 * lengthNorm);
+    const idf = (holding: number) => Math.log(1 + (3 - holding + 0.5) / (holding + 0.5));
+    expect(best!.key).toBe("a");
+    expect(best!.score).toBeCloseTo(termWeight * (idf(2) + idf(1)), 6);
+  });
+
   it("ranks by BM25, rarer terms weighing more, and returns only chunks with a query term", async () => {
     const store = await filled();
     const matches = await store.queryText(shared, "qubit cat", { topK: 10 });
