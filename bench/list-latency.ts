@@ -233,7 +233,7 @@ async function namespaceProbes(api: BenchApi, namespaceId: string, total: number
   const prevCursor = deep.body.pagination.prevCursor;
   if (!prevCursor || !deep.body.pagination.hasMore) throw new Error("the deep page has no previous or next page");
   const deepPage = hops + 1;
-  const rawPartition = listPartition("scope", { collection: "JOBS", namespaceId, tenantId: null, status: null })!;
+  const rawPartition = listPartition("collection", { collection: "JOBS", namespaceId, tenantId: null, status: null })!;
   return {
     first: httpProbe(api, base, perPage, "1"),
     deep: httpProbe(api, deepPath, perPage, String(deepPage)),
@@ -247,9 +247,9 @@ async function namespaceProbes(api: BenchApi, namespaceId: string, total: number
         const result = await dynamo().send(
           new QueryCommand({
             TableName: config.tableName(),
-            IndexName: INDEX.scope.name,
+            IndexName: INDEX.collection.name,
             KeyConditionExpression: "#pk = :pk",
-            ExpressionAttributeNames: { "#pk": INDEX.scope.partitionKey },
+            ExpressionAttributeNames: { "#pk": INDEX.collection.partitionKey },
             ExpressionAttributeValues: { ":pk": rawPartition },
             ScanIndexForward: false,
             Limit: perPage + 1,

@@ -80,7 +80,7 @@ describe("the namespace cascade", () => {
     const ns = await newNamespace(api);
     await ingestBatch(ns, texts(2));
     await ingestBatch(ns, texts(2));
-    const jobsPartition = listPartition("scope", { collection: "JOBS", namespaceId: ns.namespaceId, tenantId: null, status: null });
+    const jobsPartition = listPartition("collection", { collection: "JOBS", namespaceId: ns.namespaceId, tenantId: null, status: null });
     const lagging = lagIndexes(api.stack(), { lagging: (_, partition) => partition === jobsPartition, staleForMs: 10 * 60_000 });
 
     await deleteNamespaceAndWait(ns);

@@ -27,7 +27,7 @@ export async function listDocumentPage(request: Omit<PageRequest, "collection">)
 
 /** The ids of a namespace's documents, page after page, as its list index has them (a moment behind the records). */
 export async function* documentIdsOfNamespace(namespaceId: string): AsyncGenerator<string[]> {
-  for await (const page of queryPages("scope", namespaceListPartition("DOCS", namespaceId), { fields: ["id"] })) yield page.map((entry) => String(entry.id));
+  for await (const page of queryPages("collection", namespaceListPartition("DOCS", namespaceId), { fields: ["id"] })) yield page.map((entry) => String(entry.id));
 }
 
 export async function getDocument(documentId: string): Promise<DocumentRecord | null> {

@@ -30,7 +30,7 @@ export async function listJobPage(request: Omit<PageRequest, "collection" | "par
 
 /** The ids of a namespace's jobs, page after page, as its list index has them (a moment behind the records). */
 export async function* jobIdsOfNamespace(namespaceId: string): AsyncGenerator<string[]> {
-  for await (const page of queryPages("scope", namespaceListPartition("JOBS", namespaceId), { fields: ["id"] })) yield page.map((entry) => String(entry.id));
+  for await (const page of queryPages("collection", namespaceListPartition("JOBS", namespaceId), { fields: ["id"] })) yield page.map((entry) => String(entry.id));
 }
 
 export async function getIngestJob(jobId: string): Promise<IngestJobRecord | null> {

@@ -59,7 +59,7 @@ export async function loadNamespaceForOrganization(
 }
 
 export async function listNamespaces(organizationId: string): Promise<NamespaceRecord[]> {
-  const items = await queryWholePartition("scope", organizationListPartition("NAMESPACES", organizationId));
+  const items = await queryWholePartition("collection", organizationListPartition("NAMESPACES", organizationId));
   return items.map((item) => toRecord<NamespaceRecord>(item));
 }
 

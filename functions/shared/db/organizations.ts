@@ -76,7 +76,7 @@ export async function ensureOrganization(name: string): Promise<{ organization: 
 class OrganizationNameTaken extends Error {}
 
 export async function listOrganizations(): Promise<OrganizationRecord[]> {
-  const items = await queryWholePartition("scope", ALL_ORGANIZATIONS_PARTITION);
+  const items = await queryWholePartition("collection", ALL_ORGANIZATIONS_PARTITION);
   return items.map((item) => toRecord<OrganizationRecord>(item));
 }
 
@@ -128,7 +128,7 @@ export async function resolveApiKey(key: string): Promise<ApiKeyRecord | null> {
 }
 
 export async function listApiKeys(organizationId: string): Promise<ApiKeyRecord[]> {
-  const items = await queryWholePartition("scope", organizationListPartition("APIKEYS", organizationId));
+  const items = await queryWholePartition("collection", organizationListPartition("APIKEYS", organizationId));
   return items.map((item) => toRecord<ApiKeyRecord>(item));
 }
 

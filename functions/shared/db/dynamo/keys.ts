@@ -2,7 +2,7 @@ import { INDEX, LIST_SORT_KEY } from "./table-schema.ts";
 
 /**
  * Every key of the single table is built here and nowhere else. Base-table keys give each entity its
- * own partition (`<KIND>#<id>`); list indexes group records by scope, tenant and status so that a
+ * own partition (`<KIND>#<id>`); list indexes group records by collection, tenant and status so that a
  * page costs the same however large the namespace grows.
  */
 export interface TableKey {
@@ -42,9 +42,9 @@ export const keys = {
    * (namespace, tenant, model, dimension, text hash). Spread over 256 partitions by the hash, so a
    * bulk ingest does not write one hot partition.
    */
-  embeddingPointer: (scope: { namespaceId: string; tenantId: string | null; model: string; dimension: number }, textHash: string): TableKey => ({
-    PK: `NS#${scope.namespaceId}#EMB#${textHash.slice(0, 2)}`,
-    SK: `${scope.tenantId ?? "-"}#${scope.model}#${scope.dimension}#${textHash}`,
+  embeddingPointer: (space: { namespaceId: string; tenantId: string | null; model: string; dimension: number }, textHash: string): TableKey => ({
+    PK: `NS#${space.namespaceId}#EMB#${textHash.slice(0, 2)}`,
+    SK: `${space.tenantId ?? "-"}#${space.model}#${space.dimension}#${textHash}`,
   }),
   /** Requests counted in one fixed window of one limit (a hosted page, a visitor of it); expires with TTL. */
   rateWindow: (limitName: string, windowStart: number): TableKey => ({ PK: `${OWNED_ITEM_PREFIXES.rateWindow}${limitName}#${windowStart}`, SK: "RATE" }),
@@ -67,40 +67,40 @@ export function organizationListPartition(collection: "NAMESPACES" | "APIKEYS", 
 
 /** Index attributes of an organization-level record: namespaces and API keys of one organization. */
 export function organizationListKeys(collection: "NAMESPACES" | "APIKEYS", organizationId: string, createdAt: string, id: string) {
-  return { [INDEX.scope.partitionKey]: organizationListPartition(collection, organizationId), [LIST_SORT_KEY]: listSortKey(createdAt, id) };
+  return { [INDEX.collection.partitionKey]: organizationListPartition(collection, organizationId), [LIST_SORT_KEY]: listSortKey(createdAt, id) };
 }
 
 export const ALL_ORGANIZATIONS_PARTITION = "ORGS";
 
 export function allOrganizationsListKeys(createdAt: string, id: string) {
-  return { [INDEX.scope.partitionKey]: ALL_ORGANIZATIONS_PARTITION, [LIST_SORT_KEY]: listSortKey(createdAt, id) };
+  return { [INDEX.collection.partitionKey]: ALL_ORGANIZATIONS_PARTITION, [LIST_SORT_KEY]: listSortKey(createdAt, id) };
 }
 
-export interface ListScope {
+export interface ListTarget {
   collection: "JOBS" | "DOCS";
   namespaceId: string;
   tenantId: string | null;
   status: string | null;
 }
 
-/** Partition value of one list index for a scope; `null` when the scope does not use that index. */
-export function listPartition(index: "scope" | "tenant" | "status" | "tenantStatus", scope: ListScope): string | null {
-  const base = `NS#${scope.namespaceId}#${scope.collection}`;
+/** Partition value of one list index for a list target; `null` when the target does not use that index. */
+export function listPartition(index: "collection" | "tenant" | "status" | "tenantStatus", target: ListTarget): string | null {
+  const base = `NS#${target.namespaceId}#${target.collection}`;
   switch (index) {
-    case "scope":
+    case "collection":
       return base;
     case "tenant":
-      return scope.tenantId === null ? null : `${base}#T#${scope.tenantId}`;
+      return target.tenantId === null ? null : `${base}#T#${target.tenantId}`;
     case "status":
-      return scope.status === null ? null : `${base}#S#${scope.status}`;
+      return target.status === null ? null : `${base}#S#${target.status}`;
     case "tenantStatus":
-      return scope.tenantId === null || scope.status === null ? null : `${base}#T#${scope.tenantId}#S#${scope.status}`;
+      return target.tenantId === null || target.status === null ? null : `${base}#T#${target.tenantId}#S#${target.status}`;
   }
 }
 
-/** The scope index partition of every job, or every document, of a namespace. */
+/** The collection index partition of every job, or every document, of a namespace. */
 export function namespaceListPartition(collection: "JOBS" | "DOCS", namespaceId: string): string {
-  return listPartition("scope", { collection, namespaceId, tenantId: null, status: null })!;
+  return listPartition("collection", { collection, namespaceId, tenantId: null, status: null })!;
 }
 
 export function parentPartition(jobId: string): string {
@@ -120,10 +120,10 @@ export function listIndexAttributes(
   collection: "JOBS" | "DOCS",
   record: { namespaceId: string; tenantId: string | null; status: string; createdAt: string; id: string; ingestJobId?: string },
 ): Record<string, string> {
-  const scope: ListScope = { collection, namespaceId: record.namespaceId, tenantId: record.tenantId, status: record.status };
+  const target: ListTarget = { collection, namespaceId: record.namespaceId, tenantId: record.tenantId, status: record.status };
   const attributes: Record<string, string> = { [LIST_SORT_KEY]: listSortKey(record.createdAt, record.id) };
-  for (const index of ["scope", "tenant", "status", "tenantStatus"] as const) {
-    const partition = listPartition(index, scope);
+  for (const index of ["collection", "tenant", "status", "tenantStatus"] as const) {
+    const partition = listPartition(index, target);
     if (partition !== null) attributes[INDEX[index].partitionKey] = partition;
   }
   if (record.ingestJobId) attributes[INDEX.parent.partitionKey] = parentPartition(record.ingestJobId);

@@ -1,8 +1,8 @@
 import { QueryCommand } from "@aws-sdk/lib-dynamodb";
 import { dynamo } from "./client.ts";
 import { config } from "../../platform/env.ts";
-import { type CursorScope, decodeCursor, encodeCursor } from "./cursor.ts";
-import { listPartition, type ListScope, parentPartition } from "./keys.ts";
+import { type CursorBinding, decodeCursor, encodeCursor } from "./cursor.ts";
+import { listPartition, type ListTarget, parentPartition } from "./keys.ts";
 import { serviceSecret } from "../service-secret.ts";
 import { INDEX, type IndexKey, LIST_SORT_KEY } from "./table-schema.ts";
 export interface PageRequest {
@@ -41,7 +41,7 @@ interface Source {
  */
 export async function listPage(request: PageRequest): Promise<{ items: Item[]; pagination: Pagination }> {
   const secret = await serviceSecret("cursor");
-  const scope: CursorScope = {
+  const binding: CursorBinding = {
     collection: request.collection,
     namespaceId: request.namespaceId,
     tenantId: request.tenantId,
@@ -49,7 +49,7 @@ export async function listPage(request: PageRequest): Promise<{ items: Item[]; p
     parentId: request.parentJobId,
     order: request.order,
   };
-  const position = request.cursor ? decodeCursor(secret, request.cursor, scope) : null;
+  const position = request.cursor ? decodeCursor(secret, request.cursor, binding) : null;
   const sources = sourcesFor(request);
   const requestedAscending = request.order === "asc";
   const scanAscending = request.direction === "forward" ? requestedAscending : !requestedAscending;
@@ -63,7 +63,7 @@ export async function listPage(request: PageRequest): Promise<{ items: Item[]; p
   const sortKeyOf = (item: Item | undefined) => String(item?.[LIST_SORT_KEY] ?? "");
   const first = rows[0];
   const last = rows[rows.length - 1];
-  const cursorAt = (item: Item) => encodeCursor(secret, sortKeyOf(item), scope);
+  const cursorAt = (item: Item) => encodeCursor(secret, sortKeyOf(item), binding);
   let nextCursor: string | null = null;
   let prevCursor: string | null = null;
   if (request.direction === "forward") {
@@ -102,7 +102,7 @@ function sourcesFor(request: PageRequest): Source[] {
       },
     ];
   }
-  const scopeOf = (status: string | null): ListScope => ({
+  const targetOf = (status: string | null): ListTarget => ({
     collection: request.collection,
     namespaceId: request.namespaceId,
     tenantId: request.tenantId,
@@ -110,10 +110,10 @@ function sourcesFor(request: PageRequest): Source[] {
   });
   if (request.statuses) {
     const index: IndexKey = request.tenantId === null ? "status" : "tenantStatus";
-    return [...new Set(request.statuses)].map((status) => ({ index, partition: listPartition(index, scopeOf(status))! }));
+    return [...new Set(request.statuses)].map((status) => ({ index, partition: listPartition(index, targetOf(status))! }));
   }
-  const index: IndexKey = request.tenantId === null ? "scope" : "tenant";
-  return [{ index, partition: listPartition(index, scopeOf(null))! }];
+  const index: IndexKey = request.tenantId === null ? "collection" : "tenant";
+  return [{ index, partition: listPartition(index, targetOf(null))! }];
 }
 
 async function readMerged(sources: Source[], after: string | null, ascending: boolean, limit: number): Promise<Item[]> {

@@ -63,9 +63,9 @@ export function transitionUpdate(target: Transitionable, spec: TransitionSpec) {
   const names: Record<string, string> = { "#status": "status", "#updatedAt": "updatedAt", "#pk": "PK" };
   const values: Record<string, unknown> = { ":to": to, ":now": nowIso(), ...spec.values };
   const sets = ["#status = :to", "#updatedAt = :now"];
-  const scope = { collection: target.collection, namespaceId: target.namespaceId, tenantId: target.tenantId, status: to };
+  const listTarget = { collection: target.collection, namespaceId: target.namespaceId, tenantId: target.tenantId, status: to };
   for (const index of ["status", "tenantStatus"] as const) {
-    const partition = listPartition(index, scope);
+    const partition = listPartition(index, listTarget);
     if (partition === null) continue;
     names[`#index_${index}`] = INDEX[index].partitionKey;
     values[`:index_${index}`] = partition;
