@@ -4,7 +4,7 @@ import { dynamo } from "./dynamo/client.ts";
 import { config } from "../platform/env.ts";
 import { mapLimited } from "../platform/concurrency.ts";
 import { isConditionFailure } from "./dynamo/conditions.ts";
-import { embeddingPointersPartition, keys } from "./dynamo/keys.ts";
+import { embeddingPointersGroup, keys } from "./dynamo/keys.ts";
 import { queryPages } from "./dynamo/query.ts";
 import { INDEX, LIST_SORT_KEY } from "./dynamo/table-schema.ts";
 
@@ -46,7 +46,7 @@ export async function recordEmbeddingPointers(
         TableName: table,
         Item: {
           ...keys.embeddingPointer(space, textHash),
-          [INDEX.parent.partitionKey]: embeddingPointersPartition(documentId),
+          [INDEX.parent.partitionKey]: embeddingPointersGroup(documentId),
           [LIST_SORT_KEY]: textHash,
           entityType: "EmbeddingPointer",
           textHash,
@@ -63,7 +63,7 @@ export async function recordEmbeddingPointers(
  */
 export async function deleteEmbeddingPointersOf(documentId: string): Promise<void> {
   const table = config.tableName();
-  for await (const page of queryPages("parent", embeddingPointersPartition(documentId), { fields: ["PK", "SK"] })) {
+  for await (const page of queryPages("parent", embeddingPointersGroup(documentId), { fields: ["PK", "SK"] })) {
     await mapLimited(page, WRITE_CONCURRENCY, async (item) => {
       try {
         await dynamo().send(
