@@ -10,7 +10,7 @@ import type { NamespaceRecord } from "../../domain/namespace.ts";
 import { DELETION_STATUSES, FINAL_STATUSES, QUEUED_STATUSES } from "../../domain/statuses.ts";
 import { embedderFor, isEmbeddingError } from "../../embedding/index.ts";
 import { chunkText } from "../../text/chunker.ts";
-import { DocumentParseError } from "../../extraction/text-formats.ts";
+import { DocumentExtractionError } from "../../extraction/text-formats.ts";
 import { enqueue } from "../../queue/send.ts";
 import { deleteObjects, getObjectText, putObject } from "../../storage/objects.ts";
 import { chunksKey, stagingChunksKey, stagingPagesKey } from "../../storage/object-keys.ts";
@@ -96,7 +96,7 @@ export async function processDocument(documentId: string, runId: string, budget:
 function isPermanent(error: unknown): boolean {
   return (
     error instanceof PermanentFailure ||
-    error instanceof DocumentParseError ||
+    error instanceof DocumentExtractionError ||
     error instanceof FileFetchError ||
     (isEmbeddingError(error) && !error.retryable)
   );
