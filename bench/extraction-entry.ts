@@ -14,12 +14,12 @@ if (format && file) {
   const { readFileSync } = await import("node:fs");
   const { extractionLimits } = await import("../functions/shared/extraction/limits.ts");
   const { extractIsolated, shutdownExtractionThreads } = await import("../functions/shared/extraction/isolation.ts");
-  const { DocumentParseError } = await import("../functions/shared/extraction/limits.ts");
+  const { DocumentExtractionError } = await import("../functions/shared/extraction/limits.ts");
   try {
     const result = await extractIsolated(format as DocumentFormatId, new Uint8Array(readFileSync(file)), { limits: extractionLimits(), ...JSON.parse(optionsJson ?? "{}") });
     process.stdout.write(JSON.stringify(result));
   } catch (error) {
-    if (!(error instanceof DocumentParseError)) throw error;
+    if (!(error instanceof DocumentExtractionError)) throw error;
     process.stderr.write(error.message);
     process.exitCode = 2;
   } finally {

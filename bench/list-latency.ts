@@ -15,7 +15,7 @@ import { dynamo } from "../functions/shared/db/dynamo/client.ts";
 import { config } from "../functions/shared/platform/env.ts";
 import { jobItem } from "../functions/shared/db/ingest-jobs.ts";
 import { insertJobWithPayload } from "../functions/shared/workflows/ingestion/stored-payloads.ts";
-import { listPartition } from "../functions/shared/db/dynamo/keys.ts";
+import { listGroup } from "../functions/shared/db/dynamo/keys.ts";
 import { INDEX } from "../functions/shared/db/dynamo/table-schema.ts";
 import type { IngestJobRecord } from "../functions/shared/domain/ingest-job.ts";
 import type { Status } from "../functions/shared/domain/statuses.ts";
@@ -233,7 +233,7 @@ async function namespaceProbes(api: BenchApi, namespaceId: string, total: number
   const prevCursor = deep.body.pagination.prevCursor;
   if (!prevCursor || !deep.body.pagination.hasMore) throw new Error("the deep page has no previous or next page");
   const deepPage = hops + 1;
-  const rawPartition = listPartition("scope", { collection: "JOBS", namespaceId, tenantId: null, status: null })!;
+  const rawGroup = listGroup("collection", { collection: "JOBS", namespaceId, tenantId: null, status: null })!;
   return {
     first: httpProbe(api, base, perPage, "1"),
     deep: httpProbe(api, deepPath, perPage, String(deepPage)),
@@ -247,10 +247,10 @@ async function namespaceProbes(api: BenchApi, namespaceId: string, total: number
         const result = await dynamo().send(
           new QueryCommand({
             TableName: config.tableName(),
-            IndexName: INDEX.scope.name,
+            IndexName: INDEX.collection.name,
             KeyConditionExpression: "#pk = :pk",
-            ExpressionAttributeNames: { "#pk": INDEX.scope.partitionKey },
-            ExpressionAttributeValues: { ":pk": rawPartition },
+            ExpressionAttributeNames: { "#pk": INDEX.collection.partitionKey },
+            ExpressionAttributeValues: { ":pk": rawGroup },
             ScanIndexForward: false,
             Limit: perPage + 1,
           }),

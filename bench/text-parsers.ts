@@ -10,7 +10,7 @@
  */
 import { performance } from "node:perf_hooks";
 import { fileURLToPath } from "node:url";
-import { DocumentParseError, parseDocument, type TextFormat } from "../functions/shared/extraction/text-formats.ts";
+import { DocumentExtractionError, extractText, type TextFormat } from "../functions/shared/extraction/text-formats.ts";
 import { chunkText } from "../functions/shared/text/chunker.ts";
 import { isEntryPoint, saveResults } from "./support.ts";
 
@@ -67,9 +67,9 @@ function runCase(testCase: Case, bytes: Uint8Array): void {
     return;
   }
   try {
-    parseDocument(bytes, testCase.format);
+    extractText(bytes, testCase.format);
   } catch (error) {
-    if (!(error instanceof DocumentParseError)) throw error;
+    if (!(error instanceof DocumentExtractionError)) throw error;
   }
 }
 

@@ -1,6 +1,6 @@
 import { DeleteCommand, DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
 import { afterEach, describe, expect, it } from "vitest";
-import { keys, listPartition } from "../../functions/shared/db/dynamo/keys.ts";
+import { keys, listGroup } from "../../functions/shared/db/dynamo/keys.ts";
 import { useLocalStack } from "../support/local-stack.ts";
 import { documentsOfJob, newNamespace, type TestNamespace, waitForJob } from "../support/ingestion.ts";
 import { tableItemsMentioning } from "../support/inventory.ts";
@@ -80,8 +80,8 @@ describe("the namespace cascade", () => {
     const ns = await newNamespace(api);
     await ingestBatch(ns, texts(2));
     await ingestBatch(ns, texts(2));
-    const jobsPartition = listPartition("scope", { collection: "JOBS", namespaceId: ns.namespaceId, tenantId: null, status: null });
-    const lagging = lagIndexes(api.stack(), { lagging: (_, partition) => partition === jobsPartition, staleForMs: 10 * 60_000 });
+    const jobsGroup = listGroup("collection", { collection: "JOBS", namespaceId: ns.namespaceId, tenantId: null, status: null });
+    const lagging = lagIndexes(api.stack(), { lagging: (_, partition) => partition === jobsGroup, staleForMs: 10 * 60_000 });
 
     await deleteNamespaceAndWait(ns);
     expect(lagging.seen()).toBeGreaterThan(0);

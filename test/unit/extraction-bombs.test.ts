@@ -3,7 +3,7 @@ import type { AddressInfo } from "node:net";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { extractIsolated, shutdownExtractionThreads } from "../../functions/shared/extraction/isolation.ts";
 import { imageDimensions } from "../../functions/shared/extraction/image-size.ts";
-import { CONTAINER_BUDGETS, DocumentParseError, extractionLimits, MAX_IMAGE_PIXELS } from "../../functions/shared/extraction/limits.ts";
+import { CONTAINER_BUDGETS, DocumentExtractionError, extractionLimits, MAX_IMAGE_PIXELS } from "../../functions/shared/extraction/limits.ts";
 import type { DocumentFormatId } from "../../functions/shared/domain/catalogs/document-formats.ts";
 import { unzip } from "../../functions/shared/extraction/zip.ts";
 import { ENV } from "../../functions/shared/platform/env-names.ts";
@@ -47,7 +47,7 @@ async function refusal(format: DocumentFormatId, bytes: Uint8Array): Promise<str
     () => undefined,
     (caught: unknown) => caught,
   );
-  expect(error).toBeInstanceOf(DocumentParseError);
+  expect(error).toBeInstanceOf(DocumentExtractionError);
   return (error as Error).message;
 }
 
@@ -137,7 +137,7 @@ describe("the extraction thread", () => {
       () => undefined,
       (caught: unknown) => caught,
     );
-    expect(error).toBeInstanceOf(DocumentParseError);
+    expect(error).toBeInstanceOf(DocumentExtractionError);
     expect((error as Error).message).toMatch(/^the Word document file holds \d+ characters of text, more than the 100 one document may have$/);
   });
 
@@ -199,7 +199,7 @@ describe("the extraction thread", () => {
       () => undefined,
       (caught: unknown) => caught,
     );
-    expect(error).toEqual(new DocumentParseError("the Word document file took too long to parse (the time limit for one document was reached)"));
+    expect(error).toEqual(new DocumentExtractionError("the Word document file took too long to parse (the time limit for one document was reached)"));
     expect((await extract("docx", await docxFile())).text).toContain("Employee Handbook");
   });
 });

@@ -1,6 +1,6 @@
 import { strToU8, unzipSync, zipSync } from "fflate";
 import { describe, expect, it } from "vitest";
-import { DocumentParseError, extractionLimits } from "../../functions/shared/extraction/limits.ts";
+import { DocumentExtractionError, extractionLimits } from "../../functions/shared/extraction/limits.ts";
 import { DOCUMENT_FORMATS, type DocumentFormatId } from "../../functions/shared/domain/catalogs/document-formats.ts";
 import type { ExtractedDocument, ExtractionOptions } from "../../functions/shared/extraction/types.ts";
 import { SUPPORTED_FILE_TYPES } from "../../functions/shared/domain/catalogs/file-types.ts";
@@ -57,7 +57,7 @@ describe("Word documents", () => {
   it("refuses a password-protected (OLE) file and a legacy .doc with one message", async () => {
     const compound = new Uint8Array([0xd0, 0xcf, 0x11, 0xe0, 0xa1, 0xb1, 0x1a, 0xe1, ...new Uint8Array(504)]);
     await expect(extract("docx", compound)).rejects.toThrow(
-      new DocumentParseError("the Word file is password-protected (encrypted) or a legacy .doc file (save it as .docx), so it cannot be read"),
+      new DocumentExtractionError("the Word file is password-protected (encrypted) or a legacy .doc file (save it as .docx), so it cannot be read"),
     );
   });
 
@@ -190,6 +190,6 @@ describe("e-mail", () => {
   });
 
   it("refuses what is not an e-mail", async () => {
-    await expect(extract("email", new Uint8Array(0))).rejects.toThrow(DocumentParseError);
+    await expect(extract("email", new Uint8Array(0))).rejects.toThrow(DocumentExtractionError);
   });
 });

@@ -1,5 +1,5 @@
 import { afterAll, describe, expect, it } from "vitest";
-import { DocumentParseError, extractionLimits } from "../../functions/shared/extraction/limits.ts";
+import { DocumentExtractionError, extractionLimits } from "../../functions/shared/extraction/limits.ts";
 import { shutdownOcr } from "../../functions/shared/extraction/ocr.ts";
 import { type DocumentFormatId } from "../../functions/shared/domain/catalogs/document-formats.ts";
 import type { ExtractionOptions } from "../../functions/shared/extraction/types.ts";
@@ -78,7 +78,7 @@ describe("OCR", { timeout: OCR_TIMEOUT }, () => {
   it("refuses an image it cannot decode, and one that is no image", async () => {
     const broken = png().slice(0, 60);
     await expect(extract("image", broken)).rejects.toThrow(/^OCR could not run on the PNG image/);
-    await expect(extract("image", new TextEncoder().encode("GIF89a"))).rejects.toThrow(new DocumentParseError("the file is not a PNG, JPEG, TIFF or WebP image"));
+    await expect(extract("image", new TextEncoder().encode("GIF89a"))).rejects.toThrow(new DocumentExtractionError("the file is not a PNG, JPEG, TIFF or WebP image"));
     // The worker survives a bad image.
     expect((await extract("image", png())).text).toContain("REVENUE");
   });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { create } from "../../functions/shared/extraction/formats/pdf.ts";
-import { DocumentParseError, extractionLimits } from "../../functions/shared/extraction/limits.ts";
+import { DocumentExtractionError, extractionLimits } from "../../functions/shared/extraction/limits.ts";
 import { joinPageRanges } from "../../functions/shared/extraction/page-ranges.ts";
 import type { ExtractionOptions } from "../../functions/shared/extraction/types.ts";
 import { corruptPdf, encryptedPdf, pageHeading, textPdf, truncatedPdf } from "../fixtures/documents.ts";
@@ -103,7 +103,7 @@ describe("PDF extraction", () => {
   it("refuses a document with more pages than the limit", async () => {
     const bytes = await textPdf({ pages: 4 });
     await expect(extractor.extract(bytes, options({ limits: extractionLimits({ maxPages: 3 }) }))).rejects.toThrow(
-      new DocumentParseError("the PDF file has 4 pages, more than the 3 allowed"),
+      new DocumentExtractionError("the PDF file has 4 pages, more than the 3 allowed"),
     );
   });
 
@@ -114,7 +114,7 @@ describe("PDF extraction", () => {
 
   it("refuses an encrypted PDF with a clear message", async () => {
     const bytes = await encryptedPdf();
-    await expect(extractor.extract(bytes, options())).rejects.toThrow(new DocumentParseError("the PDF is encrypted with a password, so its text cannot be read"));
+    await expect(extractor.extract(bytes, options())).rejects.toThrow(new DocumentExtractionError("the PDF is encrypted with a password, so its text cannot be read"));
   });
 
   it("refuses a corrupt PDF", async () => {

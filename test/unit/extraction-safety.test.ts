@@ -1,6 +1,6 @@
 import { strToU8, zipSync, type Zippable } from "fflate";
 import { describe, expect, it } from "vitest";
-import { CONTAINER_BUDGETS, DocumentParseError, extractionLimits, formatBytes } from "../../functions/shared/extraction/limits.ts";
+import { CONTAINER_BUDGETS, DocumentExtractionError, extractionLimits, formatBytes } from "../../functions/shared/extraction/limits.ts";
 import { type DocumentFormatId } from "../../functions/shared/domain/catalogs/document-formats.ts";
 import type { ExtractionLimits } from "../../functions/shared/extraction/types.ts";
 import { parseXml } from "../../functions/shared/extraction/xml.ts";
@@ -52,7 +52,7 @@ describe("zip bombs", () => {
   it.each(cases)("a %s bomb whose part claims 1 KB and inflates to 1 GiB stops at the format's part budget without the memory", async (id, part, label) => {
     const bomb = zipBomb(part, 1024 * MiB, 1000);
     const { growth, error } = await peakGrowth(() => extract(id, bomb));
-    expect(error).toBeInstanceOf(DocumentParseError);
+    expect(error).toBeInstanceOf(DocumentExtractionError);
     expect((error as Error).message).toBe(
       `the ${label} file is too large when decompressed: its part ${part} inflates to more than ${formatBytes(CONTAINER_BUDGETS[id].maxPartBytes)} (a decompression bomb or an unusually large document), so it was not parsed`,
     );
@@ -95,7 +95,7 @@ describe("XML entities", () => {
   it("a billion-laughs document part is refused at once", async () => {
     const bytes = await docxWithDocumentXml(BILLION_LAUGHS);
     const { growth, error } = await peakGrowth(() => extract("docx", bytes));
-    expect(error).toEqual(new DocumentParseError("the Word file declares XML entities (a document type definition), which are refused for safety"));
+    expect(error).toEqual(new DocumentExtractionError("the Word file declares XML entities (a document type definition), which are refused for safety"));
     expect(growth).toBeLessThan(100 * MiB);
   });
 
@@ -118,7 +118,7 @@ describe("XML entities", () => {
   });
 
   it("parseXml refuses entity declarations and leaves undeclared references as text", () => {
-    expect(() => parseXml(BILLION_LAUGHS, "test")).toThrow(DocumentParseError);
+    expect(() => parseXml(BILLION_LAUGHS, "test")).toThrow(DocumentExtractionError);
     const root = parseXml("<a>&lol9; &amp; &#233;</a>", "test");
     expect(root.children[0]).toEqual({ name: "a", attributes: {}, children: ["&lol9; & \u00e9"] });
   });

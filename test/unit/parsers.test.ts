@@ -1,19 +1,19 @@
 import { describe, expect, it } from "vitest";
-import { DocumentParseError, parseDocument, parseText, type TextFormat } from "../../functions/shared/extraction/text-formats.ts";
+import { DocumentExtractionError, extractText, parseText, type TextFormat } from "../../functions/shared/extraction/text-formats.ts";
 
 const utf8 = (text: string) => new TextEncoder().encode(text);
 const parse = (format: TextFormat, input: string | Uint8Array) =>
-  parseDocument(typeof input === "string" ? utf8(input) : input, format);
+  extractText(typeof input === "string" ? utf8(input) : input, format);
 const textOf = (format: TextFormat, input: string | Uint8Array) => parse(format, input).text;
 
-function parseError(format: TextFormat, input: string | Uint8Array): DocumentParseError {
+function parseError(format: TextFormat, input: string | Uint8Array): DocumentExtractionError {
   try {
     parse(format, input);
   } catch (error) {
-    expect(error).toBeInstanceOf(DocumentParseError);
-    return error as DocumentParseError;
+    expect(error).toBeInstanceOf(DocumentExtractionError);
+    return error as DocumentExtractionError;
   }
-  throw new Error("expected a DocumentParseError");
+  throw new Error("expected a DocumentExtractionError");
 }
 
 function utf16(text: string, endian: "le" | "be"): Uint8Array {
@@ -349,7 +349,7 @@ describe("CSV and TSV", () => {
 });
 
 describe("robustness", () => {
-  it("throws nothing but DocumentParseError on random input of any format", () => {
+  it("throws nothing but DocumentExtractionError on random input of any format", () => {
     const next = random(42);
     const alphabet = [
       ..."{}[]\",:\\<>/a1 \n\r;\t&#-ue'=!",
@@ -363,7 +363,7 @@ describe("robustness", () => {
         try {
           expect(typeof parse(format, source).text).toBe("string");
         } catch (error) {
-          if (error instanceof DocumentParseError) continue;
+          if (error instanceof DocumentExtractionError) continue;
           throw new Error(`${format} threw ${String(error)} for ${JSON.stringify(source)}`);
         }
       }

@@ -8,7 +8,7 @@ import { DELETION_STATUSES, QUEUED_STATUSES } from "../domain/statuses.ts";
 import { nowIso } from "../platform/time.ts";
 import { documentFieldsFromItem, documentFromItem } from "./records.ts";
 import { batchGetItems } from "./dynamo/batch-get.ts";
-import { keys, listIndexAttributes, namespaceListPartition } from "./dynamo/keys.ts";
+import { keys, listIndexAttributes, namespaceListGroup } from "./dynamo/keys.ts";
 import { listPage, type PageRequest, type Pagination } from "./dynamo/pager.ts";
 import { queryPages } from "./dynamo/query.ts";
 import { transactWrite } from "./dynamo/transact.ts";
@@ -27,7 +27,7 @@ export async function listDocumentPage(request: Omit<PageRequest, "collection">)
 
 /** The ids of a namespace's documents, page after page, as its list index has them (a moment behind the records). */
 export async function* documentIdsOfNamespace(namespaceId: string): AsyncGenerator<string[]> {
-  for await (const page of queryPages("scope", namespaceListPartition("DOCS", namespaceId), { fields: ["id"] })) yield page.map((entry) => String(entry.id));
+  for await (const page of queryPages("collection", namespaceListGroup("DOCS", namespaceId), { fields: ["id"] })) yield page.map((entry) => String(entry.id));
 }
 
 export async function getDocument(documentId: string): Promise<DocumentRecord | null> {
@@ -93,7 +93,7 @@ export async function uploadIsReferenced(objectKey: string): Promise<boolean> {
     new QueryCommand({
       TableName: config.tableName(),
       KeyConditionExpression: "PK = :pk",
-      ExpressionAttributeValues: { ":pk": keys.uploadReferencePartition(objectKey) },
+      ExpressionAttributeValues: { ":pk": keys.uploadReferenceGroup(objectKey) },
       Limit: 1,
       ConsistentRead: true,
     }),

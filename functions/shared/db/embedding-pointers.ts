@@ -4,7 +4,7 @@ import { dynamo } from "./dynamo/client.ts";
 import { config } from "../platform/env.ts";
 import { mapLimited } from "../platform/concurrency.ts";
 import { isConditionFailure } from "./dynamo/conditions.ts";
-import { embeddingPointersPartition, keys } from "./dynamo/keys.ts";
+import { embeddingPointersGroup, keys } from "./dynamo/keys.ts";
 import { queryPages } from "./dynamo/query.ts";
 import { INDEX, LIST_SORT_KEY } from "./dynamo/table-schema.ts";
 
@@ -17,7 +17,7 @@ import { INDEX, LIST_SORT_KEY } from "./dynamo/table-schema.ts";
  * index), so deleting the document deletes its pointers; the namespace cascade deletes every
  * document, and with them every pointer.
  */
-export interface EmbeddingScope {
+export interface EmbeddingSpace {
   namespaceId: string;
   tenantId: string | null;
   /** Provider and model (`BEDROCK:amazon.titan-embed-text-v2:0`): another model's vectors never match. */
@@ -28,14 +28,14 @@ export interface EmbeddingScope {
 const WRITE_CONCURRENCY = 16;
 
 /** The vector key each known text hash points to; unknown hashes are absent. */
-export async function findEmbeddingPointers(scope: EmbeddingScope, textHashes: readonly string[]): Promise<Map<string, string>> {
-  const items = await batchGetItems([...new Set(textHashes)].map((hash) => keys.embeddingPointer(scope, hash)), { fields: ["textHash", "vectorKey"] });
+export async function findEmbeddingPointers(space: EmbeddingSpace, textHashes: readonly string[]): Promise<Map<string, string>> {
+  const items = await batchGetItems([...new Set(textHashes)].map((hash) => keys.embeddingPointer(space, hash)), { fields: ["textHash", "vectorKey"] });
   return new Map(items.map((item) => [String(item.textHash), String(item.vectorKey)]));
 }
 
 /** Points each hash at a vector of `documentId`; a later writer of the same text simply takes the pointer over. */
 export async function recordEmbeddingPointers(
-  scope: EmbeddingScope,
+  space: EmbeddingSpace,
   documentId: string,
   pointers: readonly { textHash: string; vectorKey: string }[],
 ): Promise<void> {
@@ -45,8 +45,8 @@ export async function recordEmbeddingPointers(
       new PutCommand({
         TableName: table,
         Item: {
-          ...keys.embeddingPointer(scope, textHash),
-          [INDEX.parent.partitionKey]: embeddingPointersPartition(documentId),
+          ...keys.embeddingPointer(space, textHash),
+          [INDEX.parent.partitionKey]: embeddingPointersGroup(documentId),
           [LIST_SORT_KEY]: textHash,
           entityType: "EmbeddingPointer",
           textHash,
@@ -63,7 +63,7 @@ export async function recordEmbeddingPointers(
  */
 export async function deleteEmbeddingPointersOf(documentId: string): Promise<void> {
   const table = config.tableName();
-  for await (const page of queryPages("parent", embeddingPointersPartition(documentId), { fields: ["PK", "SK"] })) {
+  for await (const page of queryPages("parent", embeddingPointersGroup(documentId), { fields: ["PK", "SK"] })) {
     await mapLimited(page, WRITE_CONCURRENCY, async (item) => {
       try {
         await dynamo().send(

@@ -6,7 +6,7 @@ import { newId } from "../platform/ids.ts";
 import type { IngestConfig } from "../domain/ingest-config.ts";
 import type { IngestJobRecord, IngestPayload } from "../domain/ingest-job.ts";
 import { jobFromItem } from "./records.ts";
-import { keys, listIndexAttributes, namespaceListPartition } from "./dynamo/keys.ts";
+import { keys, listIndexAttributes, namespaceListGroup } from "./dynamo/keys.ts";
 import { listPage, type PageRequest, type Pagination } from "./dynamo/pager.ts";
 import { queryPages } from "./dynamo/query.ts";
 import { release, reserve, writeWithReservations } from "./reservations.ts";
@@ -30,7 +30,7 @@ export async function listJobPage(request: Omit<PageRequest, "collection" | "par
 
 /** The ids of a namespace's jobs, page after page, as its list index has them (a moment behind the records). */
 export async function* jobIdsOfNamespace(namespaceId: string): AsyncGenerator<string[]> {
-  for await (const page of queryPages("scope", namespaceListPartition("JOBS", namespaceId), { fields: ["id"] })) yield page.map((entry) => String(entry.id));
+  for await (const page of queryPages("collection", namespaceListGroup("JOBS", namespaceId), { fields: ["id"] })) yield page.map((entry) => String(entry.id));
 }
 
 export async function getIngestJob(jobId: string): Promise<IngestJobRecord | null> {

@@ -14,8 +14,8 @@ import {
 } from "../domain/namespace.ts";
 import { isNamespaceId } from "../domain/params.ts";
 import { toRecord } from "./dynamo/items.ts";
-import { keys, organizationListKeys, organizationListPartition } from "./dynamo/keys.ts";
-import { queryWholePartition } from "./dynamo/query.ts";
+import { keys, organizationListKeys, organizationListGroup } from "./dynamo/keys.ts";
+import { queryWholeGroup } from "./dynamo/query.ts";
 import { retryingConflicts } from "./dynamo/transact.ts";
 import { release, reserve, writeWithReservations } from "./reservations.ts";
 
@@ -59,7 +59,7 @@ export async function loadNamespaceForOrganization(
 }
 
 export async function listNamespaces(organizationId: string): Promise<NamespaceRecord[]> {
-  const items = await queryWholePartition("scope", organizationListPartition("NAMESPACES", organizationId));
+  const items = await queryWholeGroup("collection", organizationListGroup("NAMESPACES", organizationId));
   return items.map((item) => toRecord<NamespaceRecord>(item));
 }
 

@@ -7,8 +7,8 @@ import { newId } from "../platform/ids.ts";
 import { nowIso } from "../platform/time.ts";
 import { generateApiKey, hashApiKey, keyIdFromHash, keyPreview } from "../domain/api-key-format.ts";
 import { toRecord } from "./dynamo/items.ts";
-import { ALL_ORGANIZATIONS_PARTITION, allOrganizationsListKeys, keys, organizationListKeys, organizationListPartition } from "./dynamo/keys.ts";
-import { queryWholePartition } from "./dynamo/query.ts";
+import { ALL_ORGANIZATIONS_GROUP, allOrganizationsListKeys, keys, organizationListKeys, organizationListGroup } from "./dynamo/keys.ts";
+import { queryWholeGroup } from "./dynamo/query.ts";
 import { reserve, writeWithReservations } from "./reservations.ts";
 
 export interface OrganizationRecord {
@@ -76,7 +76,7 @@ export async function ensureOrganization(name: string): Promise<{ organization: 
 class OrganizationNameTaken extends Error {}
 
 export async function listOrganizations(): Promise<OrganizationRecord[]> {
-  const items = await queryWholePartition("scope", ALL_ORGANIZATIONS_PARTITION);
+  const items = await queryWholeGroup("collection", ALL_ORGANIZATIONS_GROUP);
   return items.map((item) => toRecord<OrganizationRecord>(item));
 }
 
@@ -128,7 +128,7 @@ export async function resolveApiKey(key: string): Promise<ApiKeyRecord | null> {
 }
 
 export async function listApiKeys(organizationId: string): Promise<ApiKeyRecord[]> {
-  const items = await queryWholePartition("scope", organizationListPartition("APIKEYS", organizationId));
+  const items = await queryWholeGroup("collection", organizationListGroup("APIKEYS", organizationId));
   return items.map((item) => toRecord<ApiKeyRecord>(item));
 }
 

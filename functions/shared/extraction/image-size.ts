@@ -1,4 +1,4 @@
-import { DocumentParseError, MAX_IMAGE_PIXELS } from "./limits.ts";
+import { DocumentExtractionError, MAX_IMAGE_PIXELS } from "./limits.ts";
 
 /**
  * An image's width and height read from its header, without decoding a pixel, so an image too
@@ -21,13 +21,13 @@ export function imageDimensions(bytes: Uint8Array): { width: number; height: num
 /** Refuses an image whose header gives no size or more pixels than MAX_IMAGE_PIXELS. */
 export function checkImagePixels(bytes: Uint8Array, kind: string): void {
   const size = imageDimensions(bytes);
-  if (!size) throw new DocumentParseError(`the ${kind} image is corrupt: its size cannot be read from its header`);
+  if (!size) throw new DocumentExtractionError(`the ${kind} image is corrupt: its size cannot be read from its header`);
   refuseOversizedImage(size.width, size.height, `the ${kind} image`);
 }
 
 export function refuseOversizedImage(width: number, height: number, what: string): void {
   if (width * height > MAX_IMAGE_PIXELS) {
-    throw new DocumentParseError(
+    throw new DocumentExtractionError(
       `${what} is ${width}×${height} pixels (${megapixels(width * height)} megapixels), more than the ${megapixels(MAX_IMAGE_PIXELS)} megapixels that can be read by OCR`,
     );
   }

@@ -4,7 +4,7 @@ import { pathToFileURL } from "node:url";
 import { Worker } from "node:worker_threads";
 import { DOCUMENT_FORMATS, type DocumentFormatId } from "../domain/catalogs/document-formats.ts";
 import { config } from "../platform/env.ts";
-import { DocumentParseError, EXTRACTION_DEADLINE_GRACE_MS, EXTRACTION_THREADS } from "./limits.ts";
+import { DocumentExtractionError, EXTRACTION_DEADLINE_GRACE_MS, EXTRACTION_THREADS } from "./limits.ts";
 import type { ExtractedDocument, ExtractionOptions } from "./types.ts";
 
 /**
@@ -50,7 +50,7 @@ class ExtractionThread {
     this.worker.on("message", (reply: Reply) => {
       if (this.pending?.id !== reply.id) return;
       if ("result" in reply) this.finish({ result: reply.result });
-      else this.finish({ error: reply.error.parse ? new DocumentParseError(reply.error.message) : new Error(reply.error.message) });
+      else this.finish({ error: reply.error.parse ? new DocumentExtractionError(reply.error.message) : new Error(reply.error.message) });
     });
     this.worker.on("error", (error: Error & { code?: string }) => {
       this.dead = true;
@@ -59,7 +59,7 @@ class ExtractionThread {
       this.finish({
         error:
           error.code === "ERR_WORKER_OUT_OF_MEMORY"
-            ? new DocumentParseError(
+            ? new DocumentExtractionError(
                 `the ${label} file needs more than the ${this.heapMb} MB of memory one document may use while it is read (too large when decompressed: a decompression bomb or an unusually large document)`,
               )
             : new Error(`the extraction thread failed: ${error.message}`),
@@ -81,7 +81,7 @@ class ExtractionThread {
   }
 
   /** Ends the thread at once (terminate() stops JavaScript even inside a synchronous parse) and fails the job. */
-  private stop(id: number, error: DocumentParseError): void {
+  private stop(id: number, error: DocumentExtractionError): void {
     if (this.pending?.id !== id) return;
     this.dead = true;
     void this.worker.terminate();
@@ -93,7 +93,7 @@ class ExtractionThread {
     return new Promise<ExtractedDocument>((resolve, reject) => {
       const waitMs = Math.max(0, job.options.limits.deadlineMs - Date.now()) + graceMs;
       const timer = setTimeout(
-        () => this.stop(job.id, new DocumentParseError(`the ${label} file took too long to parse (the time limit for one document was reached)`)),
+        () => this.stop(job.id, new DocumentExtractionError(`the ${label} file took too long to parse (the time limit for one document was reached)`)),
         waitMs,
       );
       const rssLimit = config.extractionRssLimitMb() * 1024 * 1024;
@@ -102,7 +102,7 @@ class ExtractionThread {
         if (rss <= rssLimit) return;
         this.stop(
           job.id,
-          new DocumentParseError(
+          new DocumentExtractionError(
             `the ${label} file needed more memory than the worker has while it was read (${Math.round(rss / 1048576)} MB in use; too large when decompressed: a decompression bomb or an unusually large document)`,
           ),
         );
@@ -186,7 +186,7 @@ async function acquire(): Promise<ExtractionThread> {
 
 /**
  * Extracts one document in an extraction thread (see above); a breach of its limits is a
- * DocumentParseError. `graceMs`: how long past `options.limits.deadlineMs` the thread is given;
+ * DocumentExtractionError. `graceMs`: how long past `options.limits.deadlineMs` the thread is given;
  * `transfer`: the caller does not read `bytes` again, so they move to the thread instead of being
  * copied (a 200 MB PDF would otherwise be held twice in the process while it is read).
  */

@@ -1,4 +1,4 @@
-import { DocumentParseError } from "./text-formats.ts";
+import { DocumentExtractionError } from "./text-formats.ts";
 import type { ExtractionLimits } from "./types.ts";
 
 /**
@@ -6,7 +6,7 @@ import type { ExtractionLimits } from "./types.ts";
  * a zip bomb, too many pages, too slow): the worker fails the document with its message and does
  * not retry. Re-exported so format modules have a single place to take it from.
  */
-export { DocumentParseError };
+export { DocumentExtractionError };
 
 /**
  * Bounds for any container, which each format narrows to its own budget (CONTAINER_BUDGETS below).
@@ -92,19 +92,19 @@ export function extractionLimits(overrides: Partial<ExtractionLimits> = {}): Ext
 /** Called between pages, slides, entries: long extractions stop at the deadline instead of at the Lambda timeout. */
 export function checkDeadline(limits: ExtractionLimits, label: string): void {
   if (Date.now() > limits.deadlineMs) {
-    throw new DocumentParseError(`the ${label} file took too long to parse (the time limit for one document was reached)`);
+    throw new DocumentExtractionError(`the ${label} file took too long to parse (the time limit for one document was reached)`);
   }
 }
 
 export function checkPageCount(count: number, limits: ExtractionLimits, label: string, unit = "pages"): void {
   if (count > limits.maxPages) {
-    throw new DocumentParseError(`the ${label} file has ${count} ${unit}, more than the ${limits.maxPages} allowed`);
+    throw new DocumentExtractionError(`the ${label} file has ${count} ${unit}, more than the ${limits.maxPages} allowed`);
   }
 }
 
 /** The refusal of a container or stream that inflates past a budget. */
-export function tooLargeWhenDecompressed(label: string, what: string, limit: number): DocumentParseError {
-  return new DocumentParseError(
+export function tooLargeWhenDecompressed(label: string, what: string, limit: number): DocumentExtractionError {
+  return new DocumentExtractionError(
     `the ${label} file is too large when decompressed: ${what} inflates to more than ${formatBytes(limit)} (a decompression bomb or an unusually large document), so it was not parsed`,
   );
 }

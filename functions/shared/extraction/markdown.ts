@@ -1,4 +1,4 @@
-import { parseDocument } from "./text-formats.ts";
+import { extractText } from "./text-formats.ts";
 
 /**
  * The Markdown side shared by the formats. HTML goes through the service's own HTML converter
@@ -14,7 +14,7 @@ const encoder = new TextEncoder();
  * costs about a millisecond per megabyte and changes nothing in the output).
  */
 export function htmlToMarkdown(html: string): string {
-  return parseDocument(encoder.encode(html), "html").text;
+  return extractText(encoder.encode(html), "html").text;
 }
 
 const HTML_ESCAPES: Record<string, string> = { "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;" };

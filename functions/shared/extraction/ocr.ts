@@ -2,7 +2,7 @@ import { existsSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { Worker as TesseractWorker } from "tesseract.js";
-import { DocumentParseError } from "./limits.ts";
+import { DocumentExtractionError } from "./limits.ts";
 import type { ExtractionLimits } from "./types.ts";
 
 /**
@@ -101,23 +101,23 @@ async function workerFor(language: OcrLanguage): Promise<TesseractWorker> {
 
 /**
  * Text in an encoded image (PNG, JPEG, WebP, BMP, PNM; TIFF is decoded first by the caller).
- * Throws DocumentParseError at the deadline (the worker is terminated so the next call starts
+ * Throws DocumentExtractionError at the deadline (the worker is terminated so the next call starts
  * clean), OcrUnavailableError when the engine cannot run, and Error when the image is unreadable.
  */
 export function recognize(image: Uint8Array, language: OcrLanguage, limits: ExtractionLimits): Promise<string> {
   const run = queue.then(async () => {
     const worker = await workerFor(language);
     const remaining = limits.deadlineMs - Date.now();
-    if (remaining <= 0) throw new DocumentParseError("the time limit for one document was reached before OCR could finish");
+    if (remaining <= 0) throw new DocumentExtractionError("the time limit for one document was reached before OCR could finish");
     let timer: NodeJS.Timeout | undefined;
     const timeout = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new DocumentParseError("the time limit for one document was reached during OCR")), remaining);
+      timer = setTimeout(() => reject(new DocumentExtractionError("the time limit for one document was reached during OCR")), remaining);
     });
     try {
       const result = await Promise.race([worker.recognize(Buffer.from(image.buffer, image.byteOffset, image.byteLength)), timeout]);
       return result.data.text;
     } catch (error) {
-      if (error instanceof DocumentParseError) {
+      if (error instanceof DocumentExtractionError) {
         workers.delete(language.model);
         await worker.terminate().catch(() => undefined);
         throw error;

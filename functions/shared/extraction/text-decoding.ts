@@ -1,4 +1,4 @@
-import { DocumentParseError } from "./parse-error.ts";
+import { DocumentExtractionError } from "./extraction-error.ts";
 import { type FileFormat, fileTypeOf } from "../domain/catalogs/file-types.ts";
 import type { FormatExtractor } from "./types.ts";
 
@@ -9,11 +9,11 @@ import type { FormatExtractor } from "./types.ts";
 
 /** A text format's extractor: its bytes decoded, then converted by `convert` (formats/<format>.ts). */
 export function textFormatExtractor(format: FileFormat, convert: (text: string) => string): FormatExtractor {
-  return { extract: async (bytes) => ({ text: convertDecoded(bytes, format, convert), notes: [] }) };
+  return { extract: async (bytes) => ({ text: extractDecoded(bytes, format, convert), notes: [] }) };
 }
 
 /** Empty or whitespace-only files convert to empty text; deciding what that means is the caller's job. */
-export function convertDecoded(bytes: Uint8Array, format: FileFormat, convert: (text: string) => string): string {
+export function extractDecoded(bytes: Uint8Array, format: FileFormat, convert: (text: string) => string): string {
   const text = decodeText(bytes);
   try {
     return convert(text);
@@ -21,7 +21,7 @@ export function convertDecoded(bytes: Uint8Array, format: FileFormat, convert: (
     // The converters hold no recursion, so a RangeError can only be a string or array outgrowing
     // what V8 allows: the input is too big to convert, not a bug to report as a 500.
     if (error instanceof RangeError) {
-      throw new DocumentParseError(`the ${fileTypeOf(format).label} file is too large to convert to text`);
+      throw new DocumentExtractionError(`the ${fileTypeOf(format).label} file is too large to convert to text`);
     }
     throw error;
   }
@@ -37,7 +37,7 @@ const utf8Strict = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
 const utf8Lenient = new TextDecoder("utf-8", { ignoreBOM: true });
 const utf16le = new TextDecoder("utf-16le", { ignoreBOM: true });
 
-const notText = (reason: string) => new DocumentParseError(`the file is not text: ${reason}`);
+const notText = (reason: string) => new DocumentExtractionError(`the file is not text: ${reason}`);
 
 /** Formats people try to upload by mistake, named so the error tells them what they sent. */
 const BINARY_SIGNATURES: readonly (readonly [readonly number[], string])[] = [

@@ -3,11 +3,11 @@ import { csvToText } from "./formats/csv.ts";
 import { htmlToText } from "./formats/html.ts";
 import { jsonLinesToText, jsonToText } from "./formats/json.ts";
 import { tsvToText } from "./formats/tsv.ts";
-import { DocumentParseError } from "./parse-error.ts";
-import { convertDecoded, normalizeNewlines, textFormatExtractor } from "./text-decoding.ts";
+import { DocumentExtractionError } from "./extraction-error.ts";
+import { extractDecoded, normalizeNewlines, textFormatExtractor } from "./text-decoding.ts";
 import type { FormatExtractor } from "./types.ts";
 
-export { DocumentParseError };
+export { DocumentExtractionError };
 
 /**
  * Turns uploaded bytes into the text the chunker splits. Every converter keeps the source's own
@@ -26,7 +26,7 @@ export function isTextFormat(format: FileFormat): format is TextFormat {
   return (TEXT_FORMATS as readonly FileFormat[]).includes(format);
 }
 
-export interface ParsedDocument {
+export interface ExtractedText {
   text: string;
   format: FileFormat;
 }
@@ -43,8 +43,8 @@ const CONVERTERS: Record<TextFormat, (text: string) => string> = {
 };
 
 /** Empty or whitespace-only files convert to empty text; deciding what that means is the caller's job. */
-export function parseDocument(bytes: Uint8Array, format: TextFormat): ParsedDocument {
-  return { text: convertDecoded(bytes, format, CONVERTERS[format]), format };
+export function extractText(bytes: Uint8Array, format: TextFormat): ExtractedText {
+  return { text: extractDecoded(bytes, format, CONVERTERS[format]), format };
 }
 
 /** The extractor of one text format. */
@@ -53,6 +53,6 @@ export function textExtractor(format: TextFormat): FormatExtractor {
 }
 
 /** TEXT payloads arrive as a string: kept as written, read as Markdown (plain text is valid Markdown). */
-export function parseText(text: string): ParsedDocument {
+export function parseText(text: string): ExtractedText {
   return { text: normalizeNewlines(text.startsWith("\uFEFF") ? text.slice(1) : text), format: "markdown" };
 }

@@ -1,6 +1,6 @@
 import { parentPort } from "node:worker_threads";
 import { loadExtractor } from "./index.ts";
-import { DocumentParseError, MAX_EXTRACTED_CHARACTERS } from "./limits.ts";
+import { DocumentExtractionError, MAX_EXTRACTED_CHARACTERS } from "./limits.ts";
 import { DOCUMENT_FORMATS, type DocumentFormatId } from "../domain/catalogs/document-formats.ts";
 import type { ExtractionOptions } from "./types.ts";
 
@@ -25,14 +25,14 @@ parentPort!.on("message", (request: Request) => {
       const result = await extractor.extract(request.bytes, { ...request.options, ownsBytes: true });
       const maxCharacters = request.options.limits.maxCharacters ?? MAX_EXTRACTED_CHARACTERS;
       if (result.text.length > maxCharacters) {
-        throw new DocumentParseError(
+        throw new DocumentExtractionError(
           `the ${DOCUMENT_FORMATS[request.format].label} file holds ${result.text.length} characters of text, more than the ${maxCharacters} one document may have`,
         );
       }
       parentPort!.postMessage({ id: request.id, result });
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error);
-      parentPort!.postMessage({ id: request.id, error: { message, parse: error instanceof DocumentParseError } });
+      parentPort!.postMessage({ id: request.id, error: { message, parse: error instanceof DocumentExtractionError } });
     }
   })();
 });

@@ -48,7 +48,7 @@ export interface ExtractionLimits {
   maxEntries: number;
   /** Pages (or slides, sheets, spine items) a document may have. */
   maxPages: number;
-  /** Epoch milliseconds after which extraction stops with a DocumentParseError. */
+  /** Epoch milliseconds after which extraction stops with a DocumentExtractionError. */
   deadlineMs: number;
 }
 

@@ -1,5 +1,5 @@
 import { Parser } from "htmlparser2";
-import { DocumentParseError } from "./limits.ts";
+import { DocumentExtractionError } from "./limits.ts";
 
 /**
  * A minimal element tree for the XML parts of Office, OpenDocument and EPUB files. htmlparser2
@@ -24,7 +24,7 @@ const DOCTYPE_WITH_SUBSET = /<!DOCTYPE[^>[]*\[/i;
 
 export function refuseEntityDeclarations(xml: string, label: string): void {
   if (ENTITY_DECLARATION.test(xml) || DOCTYPE_WITH_SUBSET.test(xml)) {
-    throw new DocumentParseError(`the ${label} file declares XML entities (a document type definition), which are refused for safety`);
+    throw new DocumentExtractionError(`the ${label} file declares XML entities (a document type definition), which are refused for safety`);
   }
 }
 
@@ -36,7 +36,7 @@ export function parseXml(xml: string, label: string): XmlElement {
     {
       onopentag(name, attributes) {
         if (stack.length > MAX_XML_DEPTH) {
-          throw new DocumentParseError(`the ${label} file nests XML elements more than ${MAX_XML_DEPTH} levels deep`);
+          throw new DocumentExtractionError(`the ${label} file nests XML elements more than ${MAX_XML_DEPTH} levels deep`);
         }
         const element: XmlElement = { name, attributes, children: [] };
         stack[stack.length - 1]!.children.push(element);

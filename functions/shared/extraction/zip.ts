@@ -1,5 +1,5 @@
 import { Inflate, zipSync, type Zippable } from "fflate";
-import { checkDeadline, DocumentParseError, tooLargeWhenDecompressed } from "./limits.ts";
+import { checkDeadline, DocumentExtractionError, tooLargeWhenDecompressed } from "./limits.ts";
 import type { ExtractionLimits } from "./types.ts";
 import { refuseEntityDeclarations } from "./xml.ts";
 
@@ -7,7 +7,7 @@ import { refuseEntityDeclarations } from "./xml.ts";
  * Reads the parts of a ZIP container (DOCX, PPTX, XLSX, ODT, EPUB) from strangers without trusting
  * a single number in it. The central directory gives the list of entries; every entry we keep is
  * inflated in small pushes and counted as it grows, so an entry that claims 1 KB and inflates to
- * 10 GB stops at the bound with a DocumentParseError instead of exhausting memory. Entries the
+ * 10 GB stops at the bound with a DocumentExtractionError instead of exhausting memory. Entries the
  * caller does not want (images, fonts, embedded media) are never inflated at all.
  */
 
@@ -51,7 +51,7 @@ export function isZip(bytes: Uint8Array): boolean {
 
 export function unzip(bytes: Uint8Array, options: UnzipOptions): ZipArchive {
   const { label, limits } = options;
-  const corrupt = (why: string) => new DocumentParseError(`the ${label} file is corrupt or truncated: ${why}`);
+  const corrupt = (why: string) => new DocumentExtractionError(`the ${label} file is corrupt or truncated: ${why}`);
   const entries = readCentralDirectory(bytes, label, limits, corrupt);
   const wanted = options.want ? entries.filter((entry) => options.want!(entry.name)) : entries;
 
@@ -67,7 +67,7 @@ export function unzip(bytes: Uint8Array, options: UnzipOptions): ZipArchive {
   let inflatedTotal = 0;
   for (const entry of wanted) {
     checkDeadline(limits, label);
-    if (entry.encrypted) throw new DocumentParseError(`the ${label} file is password-protected (its part ${entry.name} is encrypted)`);
+    if (entry.encrypted) throw new DocumentExtractionError(`the ${label} file is password-protected (its part ${entry.name} is encrypted)`);
     const data = entryData(bytes, entry, corrupt);
     let content: Uint8Array;
     if (entry.method === 0) {
@@ -82,7 +82,7 @@ export function unzip(bytes: Uint8Array, options: UnzipOptions): ZipArchive {
           : tooLarge(label, limits);
       content = inflateBounded(data, partBound, onExceeded, corrupt, entry.name);
     } else {
-      throw new DocumentParseError(`the ${label} file uses a compression method (${entry.method}) that is not supported`);
+      throw new DocumentExtractionError(`the ${label} file uses a compression method (${entry.method}) that is not supported`);
     }
     inflatedTotal += content.length;
     if (inflatedTotal > limits.maxDecompressedBytes) throw tooLarge(label, limits);
@@ -107,7 +107,7 @@ export function textOf(archive: ZipArchive, name: string): string | undefined {
   return content === undefined ? undefined : utf8.decode(content);
 }
 
-function tooLarge(label: string, limits: ExtractionLimits): DocumentParseError {
+function tooLarge(label: string, limits: ExtractionLimits): DocumentExtractionError {
   return tooLargeWhenDecompressed(label, "the text it holds", limits.maxDecompressedBytes);
 }
 
@@ -115,7 +115,7 @@ function readCentralDirectory(
   bytes: Uint8Array,
   label: string,
   limits: ExtractionLimits,
-  corrupt: (why: string) => DocumentParseError,
+  corrupt: (why: string) => DocumentExtractionError,
 ): ZipEntry[] {
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   const eocd = findEndOfCentralDirectory(view);
@@ -133,7 +133,7 @@ function readCentralDirectory(
     directoryOffset = Number(view.getBigUint64(zip64 + 48, true));
   }
   if (count > limits.maxEntries) {
-    throw new DocumentParseError(`the ${label} file lists ${count} parts, more than the ${limits.maxEntries} allowed`);
+    throw new DocumentExtractionError(`the ${label} file lists ${count} parts, more than the ${limits.maxEntries} allowed`);
   }
   if (directoryOffset + directorySize > bytes.length) throw corrupt("its ZIP directory points past the end of the file");
 
@@ -186,7 +186,7 @@ function findEndOfCentralDirectory(view: DataView): number {
   return -1;
 }
 
-function entryData(bytes: Uint8Array, entry: ZipEntry, corrupt: (why: string) => DocumentParseError): Uint8Array {
+function entryData(bytes: Uint8Array, entry: ZipEntry, corrupt: (why: string) => DocumentExtractionError): Uint8Array {
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   const header = entry.localHeaderOffset;
   if (header + 30 > bytes.length || view.getUint32(header, true) !== LOCAL_SIGNATURE) {
@@ -201,8 +201,8 @@ function entryData(bytes: Uint8Array, entry: ZipEntry, corrupt: (why: string) =>
 function inflateBounded(
   data: Uint8Array,
   budget: number,
-  exceeded: () => DocumentParseError,
-  corrupt: (why: string) => DocumentParseError,
+  exceeded: () => DocumentExtractionError,
+  corrupt: (why: string) => DocumentExtractionError,
   name: string,
 ): Uint8Array {
   const chunks: Uint8Array[] = [];
@@ -221,7 +221,7 @@ function inflateBounded(
     }
     if (data.length === 0) inflater.push(new Uint8Array(0), true);
   } catch (error) {
-    if (error instanceof DocumentParseError) throw error;
+    if (error instanceof DocumentExtractionError) throw error;
     throw corrupt(`the part ${name} does not inflate (${error instanceof Error ? error.message : String(error)})`);
   }
   if (!finished) throw corrupt(`the part ${name} ends early`);
@@ -250,11 +250,11 @@ export function isCompoundFile(bytes: Uint8Array): boolean {
  */
 export function openContainer(bytes: Uint8Array, options: UnzipOptions & { legacyHint?: string }): ZipArchive {
   if (isCompoundFile(bytes)) {
-    throw new DocumentParseError(
+    throw new DocumentExtractionError(
       `the ${options.label} file is password-protected (encrypted)${options.legacyHint ? ` or ${options.legacyHint}` : ""}, so it cannot be read`,
     );
   }
-  if (!isZip(bytes)) throw new DocumentParseError(`the file is not a valid ${options.label} file (it is not a ZIP container)`);
+  if (!isZip(bytes)) throw new DocumentExtractionError(`the file is not a valid ${options.label} file (it is not a ZIP container)`);
   const archive = unzip(bytes, options);
   for (const [name, content] of archive.files) {
     if (!XML_PART.test(name)) continue;

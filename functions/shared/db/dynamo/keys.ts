@@ -2,7 +2,7 @@ import { INDEX, LIST_SORT_KEY } from "./table-schema.ts";
 
 /**
  * Every key of the single table is built here and nowhere else. Base-table keys give each entity its
- * own partition (`<KIND>#<id>`); list indexes group records by scope, tenant and status so that a
+ * own partition key (`<KIND>#<id>`); list indexes group records by collection, tenant and status so that a
  * page costs the same however large the namespace grows.
  */
 export interface TableKey {
@@ -12,7 +12,7 @@ export interface TableKey {
 
 /**
  * The partition-key prefixes of the items the public hosted-page functions write: their IAM policies
- * allow writes only to partitions starting with these (`dynamodb:LeadingKeys`, lib/constructs/app-function.ts).
+ * allow writes only to partition keys starting with these (`dynamodb:LeadingKeys`, lib/constructs/app-function.ts).
  */
 export const OWNED_ITEM_PREFIXES = { rateWindow: "RATE#", signIn: "SIGNIN#", serviceSecret: "SECRET#" } as const;
 export type OwnedItem = keyof typeof OWNED_ITEM_PREFIXES;
@@ -36,15 +36,15 @@ export const keys = {
   }),
   /** One per document built from an uploaded file: the file is deleted only when none remain. */
   uploadReference: (objectKey: string, documentId: string): TableKey => ({ PK: `UPLOAD#${objectKey}`, SK: `DOC#${documentId}` }),
-  uploadReferencePartition: (objectKey: string): string => `UPLOAD#${objectKey}`,
+  uploadReferenceGroup: (objectKey: string): string => `UPLOAD#${objectKey}`,
   /**
    * Where a chunk text's vector can be found in one vector partition (embedding reuse): one item per
-   * (namespace, tenant, model, dimension, text hash). Spread over 256 partitions by the hash, so a
+   * (namespace, tenant, model, dimension, text hash). Spread over 256 partition keys by the hash, so a
    * bulk ingest does not write one hot partition.
    */
-  embeddingPointer: (scope: { namespaceId: string; tenantId: string | null; model: string; dimension: number }, textHash: string): TableKey => ({
-    PK: `NS#${scope.namespaceId}#EMB#${textHash.slice(0, 2)}`,
-    SK: `${scope.tenantId ?? "-"}#${scope.model}#${scope.dimension}#${textHash}`,
+  embeddingPointer: (space: { namespaceId: string; tenantId: string | null; model: string; dimension: number }, textHash: string): TableKey => ({
+    PK: `NS#${space.namespaceId}#EMB#${textHash.slice(0, 2)}`,
+    SK: `${space.tenantId ?? "-"}#${space.model}#${space.dimension}#${textHash}`,
   }),
   /** Requests counted in one fixed window of one limit (a hosted page, a visitor of it); expires with TTL. */
   rateWindow: (limitName: string, windowStart: number): TableKey => ({ PK: `${OWNED_ITEM_PREFIXES.rateWindow}${limitName}#${windowStart}`, SK: "RATE" }),
@@ -60,72 +60,72 @@ export function listSortKey(createdAt: string, id: string): string {
   return `${createdAt}#${id}`;
 }
 
-/** Collections that the list indexes partition. */
-export function organizationListPartition(collection: "NAMESPACES" | "APIKEYS", organizationId: string): string {
+/** The list-index group of one organization's namespaces or API keys. */
+export function organizationListGroup(collection: "NAMESPACES" | "APIKEYS", organizationId: string): string {
   return `ORG#${organizationId}#${collection}`;
 }
 
 /** Index attributes of an organization-level record: namespaces and API keys of one organization. */
 export function organizationListKeys(collection: "NAMESPACES" | "APIKEYS", organizationId: string, createdAt: string, id: string) {
-  return { [INDEX.scope.partitionKey]: organizationListPartition(collection, organizationId), [LIST_SORT_KEY]: listSortKey(createdAt, id) };
+  return { [INDEX.collection.partitionKey]: organizationListGroup(collection, organizationId), [LIST_SORT_KEY]: listSortKey(createdAt, id) };
 }
 
-export const ALL_ORGANIZATIONS_PARTITION = "ORGS";
+export const ALL_ORGANIZATIONS_GROUP = "ORGS";
 
 export function allOrganizationsListKeys(createdAt: string, id: string) {
-  return { [INDEX.scope.partitionKey]: ALL_ORGANIZATIONS_PARTITION, [LIST_SORT_KEY]: listSortKey(createdAt, id) };
+  return { [INDEX.collection.partitionKey]: ALL_ORGANIZATIONS_GROUP, [LIST_SORT_KEY]: listSortKey(createdAt, id) };
 }
 
-export interface ListScope {
+export interface ListTarget {
   collection: "JOBS" | "DOCS";
   namespaceId: string;
   tenantId: string | null;
   status: string | null;
 }
 
-/** Partition value of one list index for a scope; `null` when the scope does not use that index. */
-export function listPartition(index: "scope" | "tenant" | "status" | "tenantStatus", scope: ListScope): string | null {
-  const base = `NS#${scope.namespaceId}#${scope.collection}`;
+/** Group (partition-key value) of one list index for a list target; `null` when the target does not use that index. */
+export function listGroup(index: "collection" | "tenant" | "status" | "tenantStatus", target: ListTarget): string | null {
+  const base = `NS#${target.namespaceId}#${target.collection}`;
   switch (index) {
-    case "scope":
+    case "collection":
       return base;
     case "tenant":
-      return scope.tenantId === null ? null : `${base}#T#${scope.tenantId}`;
+      return target.tenantId === null ? null : `${base}#T#${target.tenantId}`;
     case "status":
-      return scope.status === null ? null : `${base}#S#${scope.status}`;
+      return target.status === null ? null : `${base}#S#${target.status}`;
     case "tenantStatus":
-      return scope.tenantId === null || scope.status === null ? null : `${base}#T#${scope.tenantId}#S#${scope.status}`;
+      return target.tenantId === null || target.status === null ? null : `${base}#T#${target.tenantId}#S#${target.status}`;
   }
 }
 
-/** The scope index partition of every job, or every document, of a namespace. */
-export function namespaceListPartition(collection: "JOBS" | "DOCS", namespaceId: string): string {
-  return listPartition("scope", { collection, namespaceId, tenantId: null, status: null })!;
+/** The collection-index group of every job, or every document, of a namespace. */
+export function namespaceListGroup(collection: "JOBS" | "DOCS", namespaceId: string): string {
+  return listGroup("collection", { collection, namespaceId, tenantId: null, status: null })!;
 }
 
-export function parentPartition(jobId: string): string {
+export function parentGroup(jobId: string): string {
   return `JOB#${jobId}#DOCS`;
 }
 
 /** The embedding pointers that lead to one document's vectors, on the parent index. */
-export function embeddingPointersPartition(documentId: string): string {
+export function embeddingPointersGroup(documentId: string): string {
   return `DOC#${documentId}#EMB`;
 }
 
 /**
- * All list-index attributes of a job or document. Status-bearing partitions change with the status,
+ * All list-index attributes of a job or document. Status-bearing groups change with the status,
  * so every status write goes through this function too.
  */
 export function listIndexAttributes(
   collection: "JOBS" | "DOCS",
   record: { namespaceId: string; tenantId: string | null; status: string; createdAt: string; id: string; ingestJobId?: string },
 ): Record<string, string> {
-  const scope: ListScope = { collection, namespaceId: record.namespaceId, tenantId: record.tenantId, status: record.status };
+  const target: ListTarget = { collection, namespaceId: record.namespaceId, tenantId: record.tenantId, status: record.status };
   const attributes: Record<string, string> = { [LIST_SORT_KEY]: listSortKey(record.createdAt, record.id) };
-  for (const index of ["scope", "tenant", "status", "tenantStatus"] as const) {
-    const partition = listPartition(index, scope);
-    if (partition !== null) attributes[INDEX[index].partitionKey] = partition;
+  for (const index of ["collection", "tenant", "status", "tenantStatus"] as const) {
+    const group = listGroup(index, target);
+    if (group !== null) attributes[INDEX[index].partitionKey] = group;
   }
-  if (record.ingestJobId) attributes[INDEX.parent.partitionKey] = parentPartition(record.ingestJobId);
+  if (record.ingestJobId) attributes[INDEX.parent.partitionKey] = parentGroup(record.ingestJobId);
   return attributes;
 }

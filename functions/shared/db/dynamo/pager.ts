@@ -1,8 +1,8 @@
 import { QueryCommand } from "@aws-sdk/lib-dynamodb";
 import { dynamo } from "./client.ts";
 import { config } from "../../platform/env.ts";
-import { type CursorScope, decodeCursor, encodeCursor } from "./cursor.ts";
-import { listPartition, type ListScope, parentPartition } from "./keys.ts";
+import { type CursorBinding, decodeCursor, encodeCursor } from "./cursor.ts";
+import { listGroup, type ListTarget, parentGroup } from "./keys.ts";
 import { serviceSecret } from "../service-secret.ts";
 import { INDEX, type IndexKey, LIST_SORT_KEY } from "./table-schema.ts";
 export interface PageRequest {
@@ -26,22 +26,22 @@ export interface Pagination {
 
 type Item = Record<string, unknown>;
 
-/** One index partition to read, with the filter that applies inside it (only for a job's documents). */
+/** One index group to read, with the filter that applies inside it (only for a job's documents). */
 interface Source {
   index: IndexKey;
-  partition: string;
+  group: string;
   filter?: { expression: string; names: Record<string, string>; values: Record<string, unknown> };
 }
 
 /**
- * One page of a list, in (createdAt, id) order. Every source partition holds exactly the records
+ * One page of a list, in (createdAt, id) order. Every source group holds exactly the records
  * that match (status and tenant are part of the partition key), so a page reads about `perPage`
- * items per partition whatever the size of the namespace, and pages are always full when enough
+ * items per group whatever the size of the namespace, and pages are always full when enough
  * records remain. Several statuses are read in parallel and merged.
  */
 export async function listPage(request: PageRequest): Promise<{ items: Item[]; pagination: Pagination }> {
   const secret = await serviceSecret("cursor");
-  const scope: CursorScope = {
+  const binding: CursorBinding = {
     collection: request.collection,
     namespaceId: request.namespaceId,
     tenantId: request.tenantId,
@@ -49,7 +49,7 @@ export async function listPage(request: PageRequest): Promise<{ items: Item[]; p
     parentId: request.parentJobId,
     order: request.order,
   };
-  const position = request.cursor ? decodeCursor(secret, request.cursor, scope) : null;
+  const position = request.cursor ? decodeCursor(secret, request.cursor, binding) : null;
   const sources = sourcesFor(request);
   const requestedAscending = request.order === "asc";
   const scanAscending = request.direction === "forward" ? requestedAscending : !requestedAscending;
@@ -63,7 +63,7 @@ export async function listPage(request: PageRequest): Promise<{ items: Item[]; p
   const sortKeyOf = (item: Item | undefined) => String(item?.[LIST_SORT_KEY] ?? "");
   const first = rows[0];
   const last = rows[rows.length - 1];
-  const cursorAt = (item: Item) => encodeCursor(secret, sortKeyOf(item), scope);
+  const cursorAt = (item: Item) => encodeCursor(secret, sortKeyOf(item), binding);
   let nextCursor: string | null = null;
   let prevCursor: string | null = null;
   if (request.direction === "forward") {
@@ -97,12 +97,12 @@ function sourcesFor(request: PageRequest): Source[] {
     return [
       {
         index: "parent",
-        partition: parentPartition(request.parentJobId),
+        group: parentGroup(request.parentJobId),
         filter: clauses.length > 0 ? { expression: clauses.join(" AND "), names, values } : undefined,
       },
     ];
   }
-  const scopeOf = (status: string | null): ListScope => ({
+  const targetOf = (status: string | null): ListTarget => ({
     collection: request.collection,
     namespaceId: request.namespaceId,
     tenantId: request.tenantId,
@@ -110,10 +110,10 @@ function sourcesFor(request: PageRequest): Source[] {
   });
   if (request.statuses) {
     const index: IndexKey = request.tenantId === null ? "status" : "tenantStatus";
-    return [...new Set(request.statuses)].map((status) => ({ index, partition: listPartition(index, scopeOf(status))! }));
+    return [...new Set(request.statuses)].map((status) => ({ index, group: listGroup(index, targetOf(status))! }));
   }
-  const index: IndexKey = request.tenantId === null ? "scope" : "tenant";
-  return [{ index, partition: listPartition(index, scopeOf(null))! }];
+  const index: IndexKey = request.tenantId === null ? "collection" : "tenant";
+  return [{ index, group: listGroup(index, targetOf(null))! }];
 }
 
 async function readMerged(sources: Source[], after: string | null, ascending: boolean, limit: number): Promise<Item[]> {
@@ -127,7 +127,7 @@ async function readMerged(sources: Source[], after: string | null, ascending: bo
   return merged.slice(0, limit);
 }
 
-/** Up to `limit` items of one partition strictly beyond `after` in the scan direction. */
+/** Up to `limit` items of one group strictly beyond `after` in the scan direction. */
 async function readSource(source: Source, after: string | null, ascending: boolean, limit: number): Promise<Item[]> {
   const items: Item[] = [];
   let startKey: Item | undefined;
@@ -143,7 +143,7 @@ async function readSource(source: Source, after: string | null, ascending: boole
           ...(after === null ? {} : { "#sk": LIST_SORT_KEY }),
           ...source.filter?.names,
         },
-        ExpressionAttributeValues: { ":pk": source.partition, ...(after === null ? {} : { ":after": after }), ...source.filter?.values },
+        ExpressionAttributeValues: { ":pk": source.group, ...(after === null ? {} : { ":after": after }), ...source.filter?.values },
         ScanIndexForward: ascending,
         // With a filter DynamoDB counts items read, not items returned: read a little more per call.
         Limit: source.filter ? Math.max(limit, 100) : limit,

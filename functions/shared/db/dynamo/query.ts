@@ -5,14 +5,14 @@ import { INDEX, type IndexKey } from "./table-schema.ts";
 import { projectionOf } from "./batch-get.ts";
 
 /**
- * The pages of one index partition, oldest first, each page read after the previous one's last
+ * The pages of one index group, oldest first, each page read after the previous one's last
  * key. Index reads are eventually consistent: a page may still list a record deleted a moment ago
  * or not yet list one just written, so callers re-read what they act on. With `fields`, only those
  * attributes are read.
  */
 export async function* queryPages(
   index: IndexKey,
-  partition: string,
+  group: string,
   options: { pageSize?: number; fields?: readonly string[] } = {},
 ): AsyncGenerator<Record<string, unknown>[]> {
   const projection = projectionOf(options.fields);
@@ -24,7 +24,7 @@ export async function* queryPages(
         IndexName: INDEX[index].name,
         KeyConditionExpression: "#pk = :pk",
         ExpressionAttributeNames: { "#pk": INDEX[index].partitionKey, ...projection?.names },
-        ExpressionAttributeValues: { ":pk": partition },
+        ExpressionAttributeValues: { ":pk": group },
         ProjectionExpression: projection?.expression,
         ExclusiveStartKey: startKey,
         Limit: options.pageSize,
@@ -36,12 +36,12 @@ export async function* queryPages(
 }
 
 /**
- * Every item of one index partition, oldest first. Request paths use it only for partitions that
- * stay small (an organization's namespaces or keys); over unbounded partitions they use the cursor
+ * Every item of one index group, oldest first. Request paths use it only for groups that
+ * stay small (an organization's namespaces or keys); over unbounded groups they use the cursor
  * pager.
  */
-export async function queryWholePartition(index: IndexKey, partition: string): Promise<Record<string, unknown>[]> {
+export async function queryWholeGroup(index: IndexKey, group: string): Promise<Record<string, unknown>[]> {
   const items: Record<string, unknown>[] = [];
-  for await (const page of queryPages(index, partition)) items.push(...page);
+  for await (const page of queryPages(index, group)) items.push(...page);
   return items;
 }

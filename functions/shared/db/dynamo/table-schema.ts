@@ -11,13 +11,13 @@ export const LIST_SORT_KEY = "GSISK";
 export const TTL_ATTRIBUTE = "expiresAt";
 
 export const INDEX = {
-  /** Everything of one kind in one scope: namespaces of an org, jobs or documents of a namespace. */
-  scope: { name: "GSI1", partitionKey: "GSI1PK" },
+  /** One collection: namespaces of an org, jobs or documents of a namespace. */
+  collection: { name: "GSI1", partitionKey: "GSI1PK" },
   /** The same, narrowed to one tenant. */
   tenant: { name: "GSI2", partitionKey: "GSI2PK" },
-  /** The scope, narrowed to one status. */
+  /** The collection, narrowed to one status. */
   status: { name: "GSI3", partitionKey: "GSI3PK" },
-  /** The scope, narrowed to one tenant and one status. */
+  /** The collection, narrowed to one tenant and one status. */
   tenantStatus: { name: "GSI4", partitionKey: "GSI4PK" },
   /** Children of one parent: documents of an ingest job. */
   parent: { name: "GSI5", partitionKey: "GSI5PK" },

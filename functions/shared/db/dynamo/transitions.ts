@@ -5,7 +5,7 @@ import { isConditionFailure } from "./conditions.ts";
 import { nowIso } from "../../platform/time.ts";
 import type { Status } from "../../domain/statuses.ts";
 import { assertMoves, DOCUMENT_LIFECYCLE, JOB_LIFECYCLE, mayRestore, statusesLeadingTo } from "../../domain/lifecycle.ts";
-import { listPartition, type TableKey } from "./keys.ts";
+import { listGroup, type TableKey } from "./keys.ts";
 import { retryingConflicts } from "./transact.ts";
 import { INDEX } from "./table-schema.ts";
 
@@ -40,7 +40,7 @@ export type TransitionSpec = StatusWrite & {
 
 /**
  * The UpdateItem of a status change. Every status write goes through here so the status index
- * partitions (GSI3/GSI4) always follow the status, and every change is conditional: on the record
+ * groups (GSI3/GSI4) always follow the status, and every change is conditional: on the record
  * still existing, on the expected current status and on the expected run. A change the lifecycle
  * (domain/lifecycle.ts) does not allow throws before anything is written.
  */
@@ -63,12 +63,12 @@ export function transitionUpdate(target: Transitionable, spec: TransitionSpec) {
   const names: Record<string, string> = { "#status": "status", "#updatedAt": "updatedAt", "#pk": "PK" };
   const values: Record<string, unknown> = { ":to": to, ":now": nowIso(), ...spec.values };
   const sets = ["#status = :to", "#updatedAt = :now"];
-  const scope = { collection: target.collection, namespaceId: target.namespaceId, tenantId: target.tenantId, status: to };
+  const listTarget = { collection: target.collection, namespaceId: target.namespaceId, tenantId: target.tenantId, status: to };
   for (const index of ["status", "tenantStatus"] as const) {
-    const partition = listPartition(index, scope);
-    if (partition === null) continue;
+    const group = listGroup(index, listTarget);
+    if (group === null) continue;
     names[`#index_${index}`] = INDEX[index].partitionKey;
-    values[`:index_${index}`] = partition;
+    values[`:index_${index}`] = group;
     sets.push(`#index_${index} = :index_${index}`);
   }
   Object.entries(spec.set ?? {}).forEach(([field, value], position) => {

@@ -1,6 +1,6 @@
 import type { FormatExtractor } from "../types.ts";
 import { parse as parseCsv } from "csv-parse/sync";
-import { DocumentParseError } from "../parse-error.ts";
+import { DocumentExtractionError } from "../extraction-error.ts";
 import { textFormatExtractor } from "../text-decoding.ts";
 
 /** CSV in whatever delimiter the header line uses; one row per paragraph, each value named by its column. */
@@ -84,7 +84,7 @@ function parseQuoted(text: string, delimiter: string, label: string): string[][]
       skip_empty_lines: true,
     });
   } catch (error) {
-    throw new DocumentParseError(`invalid ${label}: ${error instanceof Error ? error.message : String(error)}`);
+    throw new DocumentExtractionError(`invalid ${label}: ${error instanceof Error ? error.message : String(error)}`);
   }
 }
 

@@ -1,5 +1,5 @@
 import { Parser } from "htmlparser2";
-import { containerLimits, DocumentParseError } from "../limits.ts";
+import { containerLimits, DocumentExtractionError } from "../limits.ts";
 import { htmlToMarkdown } from "../markdown.ts";
 import type { ExtractedDocument, ExtractionOptions, FormatExtractor } from "../types.ts";
 import { descendants, firstDescendant, parseXml, refuseEntityDeclarations } from "../xml.ts";
@@ -23,7 +23,7 @@ async function extract(bytes: Uint8Array, options: ExtractionOptions): Promise<E
     want: (name) => !MEDIA.test(name),
     legacyHint: "a legacy .doc file (save it as .docx)",
   });
-  if (!archive.files.has("word/document.xml")) throw new DocumentParseError("the file is not a Word document (it has no word/document.xml)");
+  if (!archive.files.has("word/document.xml")) throw new DocumentExtractionError("the file is not a Word document (it has no word/document.xml)");
   for (const entry of archive.entries) {
     if (!archive.files.has(entry.name) && !entry.name.endsWith("/")) archive.files.set(entry.name, new Uint8Array(0));
   }
@@ -36,7 +36,7 @@ async function extract(bytes: Uint8Array, options: ExtractionOptions): Promise<E
     );
     html = result.value;
   } catch (error) {
-    throw new DocumentParseError(`the Word file could not be read (${error instanceof Error ? error.message : String(error)})`);
+    throw new DocumentExtractionError(`the Word file could not be read (${error instanceof Error ? error.message : String(error)})`);
   }
   return { text: htmlToMarkdown(listNumbers(headerRows(html), archive.files)), notes: [] };
 }

@@ -1,6 +1,6 @@
 import { resolveFileType } from "../../domain/catalogs/file-types.ts";
-import { isTextFormat, parseDocument } from "../text-formats.ts";
-import { DocumentParseError } from "../limits.ts";
+import { isTextFormat, extractText } from "../text-formats.ts";
+import { DocumentExtractionError } from "../limits.ts";
 import { htmlToMarkdown, joinBlocks } from "../markdown.ts";
 import type { ExtractedDocument, ExtractionOptions, FormatExtractor } from "../types.ts";
 
@@ -19,9 +19,9 @@ async function extract(bytes: Uint8Array, _options: ExtractionOptions): Promise<
   try {
     email = await PostalMime.parse(bytes, { attachmentEncoding: "arraybuffer" });
   } catch (error) {
-    throw new DocumentParseError(`the e-mail could not be read (${error instanceof Error ? error.message : String(error)})`);
+    throw new DocumentExtractionError(`the e-mail could not be read (${error instanceof Error ? error.message : String(error)})`);
   }
-  if (email.headers.length === 0) throw new DocumentParseError("the file is not an e-mail message (it has no headers)");
+  if (email.headers.length === 0) throw new DocumentExtractionError("the file is not an e-mail message (it has no headers)");
 
   const header = [
     ["From", addresses(email.from ? [email.from] : [])],
@@ -46,9 +46,9 @@ async function extract(bytes: Uint8Array, _options: ExtractionOptions): Promise<
     const content = attachment.content;
     const bytesOf = typeof content === "string" ? new TextEncoder().encode(content) : content instanceof ArrayBuffer ? new Uint8Array(content) : content;
     try {
-      attachments.push(`## Attachment: ${name}\n\n${parseDocument(bytesOf, type.format).text.trim()}`);
+      attachments.push(`## Attachment: ${name}\n\n${extractText(bytesOf, type.format).text.trim()}`);
     } catch (error) {
-      if (!(error instanceof DocumentParseError)) throw error;
+      if (!(error instanceof DocumentExtractionError)) throw error;
       notes.push(`the attachment ${name} was not read: ${error.message}`);
     }
   }

@@ -1,4 +1,4 @@
-import { checkDeadline, checkPageCount, containerLimits, DocumentParseError } from "../limits.ts";
+import { checkDeadline, checkPageCount, containerLimits, DocumentExtractionError } from "../limits.ts";
 import { htmlToMarkdown, joinBlocks } from "../markdown.ts";
 import type { ExtractedDocument, ExtractionOptions, FormatExtractor } from "../types.ts";
 import { descendants, firstDescendant, parseXml } from "../xml.ts";
@@ -19,10 +19,10 @@ async function extract(bytes: Uint8Array, options: ExtractionOptions): Promise<E
   const { limits } = options;
   const archive = openContainer(bytes, { label: LABEL, limits: containerLimits(limits, "epub"), want: (name) => TEXT_PARTS.test(name) });
   const container = textOf(archive, "META-INF/container.xml");
-  if (container === undefined) throw new DocumentParseError("the file is not an EPUB (it has no META-INF/container.xml)");
+  if (container === undefined) throw new DocumentExtractionError("the file is not an EPUB (it has no META-INF/container.xml)");
   const packagePath = firstDescendant(parseXml(container, LABEL), "rootfile")?.attributes["full-path"];
   const packageXml = packagePath === undefined ? undefined : textOf(archive, packagePath);
-  if (packagePath === undefined || packageXml === undefined) throw new DocumentParseError("the EPUB file is corrupt: its package document is missing");
+  if (packagePath === undefined || packageXml === undefined) throw new DocumentExtractionError("the EPUB file is corrupt: its package document is missing");
 
   const packageDocument = parseXml(packageXml, LABEL);
   const folder = packagePath.includes("/") ? packagePath.slice(0, packagePath.lastIndexOf("/") + 1) : "";

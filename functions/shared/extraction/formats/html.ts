@@ -1,6 +1,6 @@
 import type { FormatExtractor } from "../types.ts";
 import { Parser } from "htmlparser2";
-import { DocumentParseError } from "../parse-error.ts";
+import { DocumentExtractionError } from "../extraction-error.ts";
 import { textFormatExtractor } from "../text-decoding.ts";
 
 /** HTML read as Markdown-like text: headings, lists with their numbers, data tables, code fences. */
@@ -185,7 +185,7 @@ class HtmlConverter {
     // htmlparser2 keeps its element stack with unshift/shift, so every tag costs time proportional to
     // the nesting depth: unbounded depth (thousands of unclosed tags) would turn quadratic.
     if (this.frames.length >= MAX_HTML_DEPTH) {
-      throw new DocumentParseError(`the HTML nests elements more than ${MAX_HTML_DEPTH} levels deep`);
+      throw new DocumentExtractionError(`the HTML nests elements more than ${MAX_HTML_DEPTH} levels deep`);
     }
     const frame: Frame = { name };
     this.frames.push(frame);

@@ -1,4 +1,4 @@
-import { checkDeadline, DocumentParseError } from "../limits.ts";
+import { checkDeadline, DocumentExtractionError } from "../limits.ts";
 import { checkImagePixels } from "../image-size.ts";
 import { ocrLanguage, OcrUnavailableError, recognize, tidyOcrText } from "../ocr.ts";
 import type { ExtractedDocument, ExtractionOptions, FormatExtractor } from "../types.ts";
@@ -26,7 +26,7 @@ export function imageKind(bytes: Uint8Array): string | undefined {
 
 async function extract(bytes: Uint8Array, options: ExtractionOptions): Promise<ExtractedDocument> {
   const kind = imageKind(bytes);
-  if (!kind) throw new DocumentParseError("the file is not a PNG, JPEG, TIFF or WebP image");
+  if (!kind) throw new DocumentExtractionError("the file is not a PNG, JPEG, TIFF or WebP image");
   if (options.strategy === "fast") {
     return { text: "", totalPages: 1, notes: ["the image was not read: OCR is off with strategy fast"] };
   }
@@ -36,7 +36,7 @@ async function extract(bytes: Uint8Array, options: ExtractionOptions): Promise<E
   try {
     language = ocrLanguage(options.languageCode);
   } catch (error) {
-    if (error instanceof OcrUnavailableError) throw new DocumentParseError(`OCR could not run on the image: ${error.message}`);
+    if (error instanceof OcrUnavailableError) throw new DocumentExtractionError(`OCR could not run on the image: ${error.message}`);
     throw error;
   }
   const notes = language.note ? [language.note] : [];
@@ -44,8 +44,8 @@ async function extract(bytes: Uint8Array, options: ExtractionOptions): Promise<E
   try {
     text = tidyOcrText(await recognize(bytes, language, options.limits));
   } catch (error) {
-    if (error instanceof DocumentParseError) throw error;
-    throw new DocumentParseError(`OCR could not run on the ${kind} image: ${error instanceof Error ? error.message : String(error)}`);
+    if (error instanceof DocumentExtractionError) throw error;
+    throw new DocumentExtractionError(`OCR could not run on the ${kind} image: ${error instanceof Error ? error.message : String(error)}`);
   }
   if (text === "") notes.push("OCR found no text in the image");
   return { text, totalPages: 1, notes };

@@ -1,5 +1,5 @@
 import type { FormatExtractor } from "../types.ts";
-import { DocumentParseError } from "../parse-error.ts";
+import { DocumentExtractionError } from "../extraction-error.ts";
 import { textFormatExtractor } from "../text-decoding.ts";
 
 /** JSON re-indented as written, one field per line. */
@@ -236,7 +236,7 @@ export function jsonToText(text: string): string {
   } catch (error) {
     if (!(error instanceof JsonSyntaxError)) throw error;
     const { line, column } = lineAndColumn(text, error.index);
-    throw new DocumentParseError(`invalid JSON at line ${line}, column ${column}: ${error.message}`);
+    throw new DocumentExtractionError(`invalid JSON at line ${line}, column ${column}: ${error.message}`);
   }
 }
 
@@ -250,7 +250,7 @@ export function jsonLinesToText(text: string): string {
       records.push(formatJson(line, false));
     } catch (error) {
       if (!(error instanceof JsonSyntaxError)) throw error;
-      throw new DocumentParseError(`invalid JSON at line ${number}, column ${error.index + 1}: ${error.message}`);
+      throw new DocumentExtractionError(`invalid JSON at line ${number}, column ${error.index + 1}: ${error.message}`);
     }
   }
   return records.join("\n\n");

@@ -1,4 +1,4 @@
-import { containerLimits, DocumentParseError } from "../limits.ts";
+import { containerLimits, DocumentExtractionError } from "../limits.ts";
 import { escapeHtml, htmlToMarkdown } from "../markdown.ts";
 import type { ExtractedDocument, ExtractionOptions, FormatExtractor } from "../types.ts";
 import { descendants, isElement, parseXml, type XmlElement, type XmlNode } from "../xml.ts";
@@ -33,7 +33,7 @@ async function extract(bytes: Uint8Array, options: ExtractionOptions): Promise<E
     want: (name) => name === "content.xml" || name === "styles.xml" || name === "mimetype",
   });
   const content = textOf(archive, "content.xml");
-  if (content === undefined) throw new DocumentParseError("the file is not an OpenDocument text (it has no content.xml)");
+  if (content === undefined) throw new DocumentExtractionError("the file is not an OpenDocument text (it has no content.xml)");
   const root = parseXml(content, LABEL);
   const styles = textOf(archive, "styles.xml");
   const renderer = new Renderer(listStyles([...(styles === undefined ? [] : [parseXml(styles, LABEL)]), root]));

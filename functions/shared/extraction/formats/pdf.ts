@@ -1,5 +1,5 @@
 import { getResolvedPDFJS } from "unpdf";
-import { checkDeadline, checkPageCount, DocumentParseError, MAX_IMAGE_PIXELS } from "../limits.ts";
+import { checkDeadline, checkPageCount, DocumentExtractionError, MAX_IMAGE_PIXELS } from "../limits.ts";
 import { checkPdfStreams } from "../pdf-streams.ts";
 import { OffsetWriter } from "../markdown.ts";
 import { encodePnm, ocrLanguage, OcrUnavailableError, recognize, tidyOcrText, type OcrLanguage, type RawImage } from "../ocr.ts";
@@ -88,11 +88,11 @@ function polyfillTransferToFixedLength(): void {
 
 async function openPdf(bytes: Uint8Array, limits: ExtractionLimits, ownsBytes = false): Promise<{ pdfjs: PdfJs; pdf: PdfDocument }> {
   const head = new TextDecoder("latin1").decode(bytes.subarray(0, 1024));
-  if (!head.includes("%PDF-")) throw new DocumentParseError("the file is not a PDF (it has no %PDF header)");
+  if (!head.includes("%PDF-")) throw new DocumentExtractionError("the file is not a PDF (it has no %PDF header)");
   // pdf.js rebuilds a damaged cross-reference table by scanning, so a cut-off upload would open and
   // quietly lose its last pages; every complete PDF ends with %%EOF (give or take trailing junk).
   const tail = new TextDecoder("latin1").decode(bytes.subarray(Math.max(0, bytes.length - 2048)));
-  if (!tail.includes("%%EOF")) throw new DocumentParseError("the PDF file is truncated (it does not end with %%EOF); upload the complete file");
+  if (!tail.includes("%%EOF")) throw new DocumentExtractionError("the PDF file is truncated (it does not end with %%EOF); upload the complete file");
   checkDeadline(limits, LABEL);
   polyfillTransferToFixedLength();
   const pdfjs = await getResolvedPDFJS();
@@ -114,9 +114,9 @@ async function openPdf(bytes: Uint8Array, limits: ExtractionLimits, ownsBytes = 
   } catch (error) {
     await task.destroy().catch(() => undefined);
     const name = (error as { name?: string } | undefined)?.name;
-    if (name === "PasswordException") throw new DocumentParseError("the PDF is encrypted with a password, so its text cannot be read");
+    if (name === "PasswordException") throw new DocumentExtractionError("the PDF is encrypted with a password, so its text cannot be read");
     const message = error instanceof Error ? error.message : String(error);
-    throw new DocumentParseError(`the PDF file is corrupt and cannot be read (${message})`);
+    throw new DocumentExtractionError(`the PDF file is corrupt and cannot be read (${message})`);
   }
 }
 
@@ -129,7 +129,7 @@ async function extract(bytes: Uint8Array, options: ExtractionOptions): Promise<E
     const totalPages = pdf.numPages;
     // A valid PDF may have an empty page tree (`qpdf --empty` makes one); there is nothing to read,
     // and "page 1 cannot be read" would wrongly call the file corrupt.
-    if (totalPages === 0) throw new DocumentParseError("the PDF has no pages");
+    if (totalPages === 0) throw new DocumentExtractionError("the PDF has no pages");
     checkPageCount(totalPages, limits, LABEL);
     const first = Math.max(1, Math.min(totalPages, options.pageRange?.first ?? 1));
     const last = Math.max(first, Math.min(totalPages, options.pageRange?.last ?? totalPages));
@@ -182,7 +182,7 @@ async function readPage(pdf: PdfDocument, number: number): Promise<PdfPage> {
   try {
     return await pdf.getPage(number);
   } catch (error) {
-    throw new DocumentParseError(`the PDF file is corrupt: page ${number} cannot be read (${error instanceof Error ? error.message : String(error)})`);
+    throw new DocumentExtractionError(`the PDF file is corrupt: page ${number} cannot be read (${error instanceof Error ? error.message : String(error)})`);
   }
 }
 
@@ -218,7 +218,7 @@ async function pageLines(
       const text = tidyOcrText(await recognize(encodePnm(image), languageFor(), limits));
       for (const line of text.split("\n")) ocrLines.push(ocrLine(line));
     } catch (error) {
-      if (error instanceof DocumentParseError) throw error;
+      if (error instanceof DocumentExtractionError) throw error;
       const reason = error instanceof OcrUnavailableError ? error.message : `the image could not be read (${error instanceof Error ? error.message : String(error)})`;
       notes.add(`OCR could not run: ${reason}`, number);
     }

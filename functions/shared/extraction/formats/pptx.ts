@@ -1,4 +1,4 @@
-import { checkDeadline, checkPageCount, containerLimits, DocumentParseError } from "../limits.ts";
+import { checkDeadline, checkPageCount, containerLimits, DocumentExtractionError } from "../limits.ts";
 import { collapseWhitespace, joinBlocks, markdownTable, OffsetWriter } from "../markdown.ts";
 import type { ExtractedDocument, ExtractedSection, ExtractionOptions, FormatExtractor } from "../types.ts";
 import { childElements, descendants, firstChild, firstDescendant, parseXml, textContent, type XmlElement } from "../xml.ts";
@@ -45,7 +45,7 @@ async function extract(bytes: Uint8Array, options: ExtractionOptions): Promise<E
 
 function slideOrder(archive: ZipArchive): string[] {
   const presentationXml = textOf(archive, "ppt/presentation.xml");
-  if (presentationXml === undefined) throw new DocumentParseError("the file is not a PowerPoint presentation (it has no ppt/presentation.xml)");
+  if (presentationXml === undefined) throw new DocumentExtractionError("the file is not a PowerPoint presentation (it has no ppt/presentation.xml)");
   const relationships = readRelationships(archive, "ppt/presentation.xml");
   const slideIds = descendants(parseXml(presentationXml, LABEL), "p:sldId");
   // A slide list naming one part many times (9,999 times in a 57 KB file) would have it read as

@@ -1,4 +1,4 @@
-import { checkDeadline, DocumentParseError } from "../limits.ts";
+import { checkDeadline, DocumentExtractionError } from "../limits.ts";
 import { markdownTable } from "../markdown.ts";
 import type { ExtractedDocument, ExtractionOptions, FormatExtractor } from "../types.ts";
 
@@ -87,7 +87,7 @@ class RtfReader {
       if ((index & 0xffff) === 0) checkDeadline(this.options.limits, LABEL);
       const char = source[index]!;
       if (char === "{") {
-        if (stack.length >= MAX_DEPTH) throw new DocumentParseError(`the RTF file nests groups more than ${MAX_DEPTH} levels deep`);
+        if (stack.length >= MAX_DEPTH) throw new DocumentExtractionError(`the RTF file nests groups more than ${MAX_DEPTH} levels deep`);
         this.flushBytes();
         stack.push(state);
         state = { ...state };
@@ -358,7 +358,7 @@ function listMarker(rendered: string): string | undefined {
 async function extract(bytes: Uint8Array, options: ExtractionOptions): Promise<ExtractedDocument> {
   // RTF is 7-bit ASCII by definition; anything else is escaped inside it.
   const source = new TextDecoder("latin1").decode(bytes);
-  if (!source.trimStart().startsWith("{\\rtf")) throw new DocumentParseError("the file is not RTF (it does not start with {\\rtf)");
+  if (!source.trimStart().startsWith("{\\rtf")) throw new DocumentExtractionError("the file is not RTF (it does not start with {\\rtf)");
   return { text: new RtfReader(source, options).read(), notes: [] };
 }
 

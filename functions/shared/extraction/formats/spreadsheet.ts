@@ -1,4 +1,4 @@
-import { CONTAINER_BUDGETS, checkDeadline, checkPageCount, containerLimits, DocumentParseError, tooLargeWhenDecompressed } from "../limits.ts";
+import { CONTAINER_BUDGETS, checkDeadline, checkPageCount, containerLimits, DocumentExtractionError, tooLargeWhenDecompressed } from "../limits.ts";
 import { markdownTable, OffsetWriter } from "../markdown.ts";
 import type { ExtractedDocument, ExtractedSection, ExtractionOptions, FormatExtractor } from "../types.ts";
 import { descendants, parseXml } from "../xml.ts";
@@ -25,7 +25,7 @@ async function extract(bytes: Uint8Array, options: ExtractionOptions): Promise<E
     refuseRepeatedSheets(archive, limits);
     input = rezipStored(archive.files);
   } else if (!isCompoundFile(bytes)) {
-    throw new DocumentParseError("the file is not a spreadsheet (.xlsx, .xls or .ods)");
+    throw new DocumentExtractionError("the file is not a spreadsheet (.xlsx, .xls or .ods)");
   } else if (bytes.length > CONTAINER_BUDGETS.spreadsheet.maxTotalBytes) {
     // A legacy .xls is not compressed, but SheetJS expands it as much as the XML of a workbook.
     throw tooLargeWhenDecompressed(LABEL, "the legacy workbook", CONTAINER_BUDGETS.spreadsheet.maxTotalBytes);
@@ -46,8 +46,8 @@ async function extract(bytes: Uint8Array, options: ExtractionOptions): Promise<E
     });
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
-    if (/password|encrypt/i.test(message)) throw new DocumentParseError("the spreadsheet is password-protected (encrypted), so it cannot be read");
-    throw new DocumentParseError(`the spreadsheet is corrupt and cannot be read (${message})`);
+    if (/password|encrypt/i.test(message)) throw new DocumentExtractionError("the spreadsheet is password-protected (encrypted), so it cannot be read");
+    throw new DocumentExtractionError(`the spreadsheet is corrupt and cannot be read (${message})`);
   }
   checkPageCount(workbook.SheetNames.length, limits, LABEL, "sheets");
 
@@ -87,7 +87,7 @@ function refuseRepeatedSheets(archive: ZipArchive, limits: ExtractionOptions["li
     named.set(target, count);
     if (count > 1) {
       const total = sheets.filter((other) => targets.get(other.attributes["r:id"] ?? "") === target).length;
-      throw new DocumentParseError(`the spreadsheet names its part ${target} for ${total} sheets; a part is read for one sheet only, so it was not parsed`);
+      throw new DocumentExtractionError(`the spreadsheet names its part ${target} for ${total} sheets; a part is read for one sheet only, so it was not parsed`);
     }
   }
 }

@@ -10,7 +10,7 @@ import type { NamespaceRecord } from "../../domain/namespace.ts";
 import { DELETION_STATUSES, FINAL_STATUSES, QUEUED_STATUSES } from "../../domain/statuses.ts";
 import { embedderFor, isEmbeddingError } from "../../embedding/index.ts";
 import { chunkText } from "../../text/chunker.ts";
-import { DocumentParseError } from "../../extraction/text-formats.ts";
+import { DocumentExtractionError } from "../../extraction/text-formats.ts";
 import { enqueue } from "../../queue/send.ts";
 import { deleteObjects, getObjectText, putObject } from "../../storage/objects.ts";
 import { chunksKey, stagingChunksKey, stagingPagesKey } from "../../storage/object-keys.ts";
@@ -26,7 +26,7 @@ import { chunkPlacements } from "./chunk-placement.ts";
 import type { StepBudget } from "../step-budget.ts";
 import { partitionOf } from "../../domain/partitions.ts";
 import { afterSettled, finishCleanUpOfSettled, failDocument } from "./settlement.ts";
-import { embeddingScope, existingVectors, recordPointers, reusableChunks, type StagedChunks, uniqueTexts } from "./vector-reuse.ts";
+import { embeddingSpace, existingVectors, recordPointers, reusableChunks, type StagedChunks, uniqueTexts } from "./vector-reuse.ts";
 import { deleteEmbeddingPointersOf } from "../../db/embedding-pointers.ts";
 
 /** Stop starting new batches when less than this is left of the invocation. */
@@ -96,7 +96,7 @@ export async function processDocument(documentId: string, runId: string, budget:
 function isPermanent(error: unknown): boolean {
   return (
     error instanceof PermanentFailure ||
-    error instanceof DocumentParseError ||
+    error instanceof DocumentExtractionError ||
     error instanceof FileFetchError ||
     (isEmbeddingError(error) && !error.retryable)
   );
@@ -223,7 +223,7 @@ async function embedFromCheckpoint(
   const embedder = await embedderFor(namespace.embeddingConfig);
   const store = (await vectorStore());
   const partition = partitionOf(document, namespace);
-  const scope = embeddingScope(document, namespace, embedder.dimension);
+  const space = embeddingSpace(document, namespace, embedder.dimension);
   const stepLimit = checkpoint.embedded + config.ingestStepMaxChunks();
   let embedded = checkpoint.embedded;
   let tokens = checkpoint.tokens;
@@ -231,7 +231,7 @@ async function embedFromCheckpoint(
     if (embedded >= stepLimit || budget.remainingMs() < SAFETY_MARGIN_MS) return "continue";
     const batch = chunksFile.chunks.slice(embedded, Math.min(embedded + embedder.maxBatch, stepLimit));
     // A chunk whose text already has a vector in the partition takes it; only the rest is embedded, each text once.
-    const found = await existingVectors(store, partition, document, scope, chunksFile.reuse, batch);
+    const found = await existingVectors(store, partition, document, space, chunksFile.reuse, batch);
     const vectors = found.vectors;
     const fresh = batch.filter((chunk) => !vectors.has(chunk.metadata.sequence_number));
     const unique = uniqueTexts(fresh);
@@ -255,7 +255,7 @@ async function embedFromCheckpoint(
     await store.upsert(partition, records).catch((error: unknown) => {
       throw isVectorValidationError(error) ? new PermanentFailure(`the vector store refused the document's vectors: ${(error as Error).message}`) : error;
     });
-    await recordPointers(scope, document, batch, found);
+    await recordPointers(space, document, batch, found);
     await faultPoint("document:batch-written");
     const advanced = await documentUpdates.advanceCheckpoint(document, { ...checkpoint, embedded: embedded + batch.length, tokens: tokens + result.tokens }, embedded);
     if (!advanced) {

@@ -35,7 +35,7 @@ const MAX_NAME_CHARACTERS = 255;
 export function assertVectorMetadataFits(
   item: PayloadItem,
   jobConfig: IngestConfig | null,
-  scope: { namespaceId: string; tenantId: string | null },
+  partition: { namespaceId: string; tenantId: string | null },
   at: string,
 ): void {
   const itemConfig = "config" in item && item.config ? item.config : null;
@@ -43,8 +43,8 @@ export function assertVectorMetadataFits(
   const worstCase: Record<string, MetadataValue> = {
     ...merged,
     filename: "x".repeat(MAX_NAME_CHARACTERS),
-    ...(scope.tenantId ? { tenantId: scope.tenantId } : {}),
-    namespaceId: scope.namespaceId,
+    ...(partition.tenantId ? { tenantId: partition.tenantId } : {}),
+    namespaceId: partition.namespaceId,
     documentId: newId("document"),
     ingestJobId: newId("ingestJob"),
     sequence_number: Number.MAX_SAFE_INTEGER,

@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import { type EmbeddingScope, findEmbeddingPointers, recordEmbeddingPointers } from "../../db/embedding-pointers.ts";
+import { type EmbeddingSpace, findEmbeddingPointers, recordEmbeddingPointers } from "../../db/embedding-pointers.ts";
 import { type ChunksFile, vectorKey } from "../../domain/chunks.ts";
 import type { DocumentRecord } from "../../domain/document.ts";
 import type { NamespaceRecord } from "../../domain/namespace.ts";
@@ -33,7 +33,7 @@ function textHash(text: string): string {
   return createHash("sha256").update(text).digest("hex");
 }
 
-export function embeddingScope(document: DocumentRecord, namespace: NamespaceRecord, dimension: number): EmbeddingScope {
+export function embeddingSpace(document: DocumentRecord, namespace: NamespaceRecord, dimension: number): EmbeddingSpace {
   const { provider, model } = namespace.embeddingConfig;
   return { namespaceId: namespace.id, tenantId: document.tenantId, model: `${provider}:${model}`, dimension };
 }
@@ -69,7 +69,7 @@ export async function existingVectors(
   store: VectorStore,
   partition: VectorPartition,
   document: DocumentRecord,
-  scope: EmbeddingScope,
+  space: EmbeddingSpace,
   reuse: ChunkReuse | undefined,
   batch: readonly StagedChunk[],
 ): Promise<BatchVectors> {
@@ -82,7 +82,7 @@ export async function existingVectors(
     for (const [key, chunks] of wanted) {
       const stored = found.get(key);
       for (const chunk of chunks) {
-        if (stored && stored.vector.length === scope.dimension && stored.text === chunk.text) {
+        if (stored && stored.vector.length === space.dimension && stored.text === chunk.text) {
           vectors.set(chunk.metadata.sequence_number, stored.vector);
           onFound(chunk);
         }
@@ -100,7 +100,7 @@ export async function existingVectors(
   const rest = batch.filter((chunk) => !vectors.has(chunk.metadata.sequence_number));
   if (rest.length === 0) return { vectors, throughPointers, hashes };
   const hashOf = (chunk: StagedChunk) => hashes.get(chunk.metadata.sequence_number)!;
-  const pointers = await findEmbeddingPointers(scope, rest.map(hashOf));
+  const pointers = await findEmbeddingPointers(space, rest.map(hashOf));
   const pointed = new Map<string, StagedChunk[]>();
   for (const chunk of rest) {
     const key = pointers.get(hashOf(chunk));
@@ -111,14 +111,14 @@ export async function existingVectors(
 }
 
 /** Points every text of the batch that came without a live pointer at the vector just written for it. */
-export async function recordPointers(scope: EmbeddingScope, document: DocumentRecord, batch: readonly StagedChunk[], found: BatchVectors): Promise<void> {
+export async function recordPointers(space: EmbeddingSpace, document: DocumentRecord, batch: readonly StagedChunk[], found: BatchVectors): Promise<void> {
   const pointers = new Map<string, string>();
   for (const chunk of batch) {
     if (found.throughPointers.has(chunk.metadata.sequence_number)) continue;
     const hash = found.hashes.get(chunk.metadata.sequence_number)!;
     if (!pointers.has(hash)) pointers.set(hash, vectorKey(document.id, document.runId, chunk.metadata.sequence_number));
   }
-  await recordEmbeddingPointers(scope, document.id, [...pointers].map(([hash, key]) => ({ textHash: hash, vectorKey: key })));
+  await recordEmbeddingPointers(space, document.id, [...pointers].map(([hash, key]) => ({ textHash: hash, vectorKey: key })));
 }
 
 /** Texts to embed once each: chunks of one batch with the same text share one embedding. */

@@ -1,7 +1,7 @@
 /** A problem with the file itself; the message is shown to the user as the document's `error`. */
-export class DocumentParseError extends Error {
+export class DocumentExtractionError extends Error {
   constructor(message: string) {
     super(message);
-    this.name = "DocumentParseError";
+    this.name = "DocumentExtractionError";
   }
 }
