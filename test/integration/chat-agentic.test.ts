@@ -1,7 +1,7 @@
-import { parseJsonEventStream, readUIMessageStream, type UIMessage, type UIMessageChunk, uiMessageChunkSchema } from "ai";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ingestAndWait, ingestForTenant, newNamespace, type TestNamespace } from "../support/ingestion.ts";
 import { useLocalStack } from "../support/local-stack.ts";
+import { assembled } from "../support/ui-message-stream.ts";
 import { contentText, type OpenAiChatServer, startOpenAiChatServer } from "../support/openai-chat-server.ts";
 
 const api = useLocalStack();
@@ -27,23 +27,6 @@ function citingAnswer(body: Record<string, any>): string {
 
 /** Searches once for the question, then answers. */
 const searchOnce = (body: Record<string, any>) => (toolResults(body).length === 0 ? [{ name: "search", arguments: { query: "refund days" } }] : undefined);
-
-async function assembled(raw: string): Promise<{ chunks: UIMessageChunk[]; message: UIMessage | undefined }> {
-  const chunks: UIMessageChunk[] = [];
-  const parsed = parseJsonEventStream({ stream: new Response(raw).body!, schema: uiMessageChunkSchema });
-  const checked = parsed.pipeThrough(
-    new TransformStream({
-      transform(result, controller) {
-        if (!result.success) throw new Error(`not a UI message chunk: ${String(result.error)}`);
-        chunks.push(result.value);
-        controller.enqueue(result.value);
-      },
-    }),
-  );
-  let message: UIMessage | undefined;
-  for await (const snapshot of readUIMessageStream({ stream: checked })) message = snapshot;
-  return { chunks, message };
-}
 
 async function streamedChat(body: Record<string, unknown>) {
   const response = await fetch(`${api.stack().baseUrl}${ns.base}/chat`, {

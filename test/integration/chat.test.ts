@@ -1,9 +1,9 @@
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
-import { parseJsonEventStream, readUIMessageStream, type UIMessage, type UIMessageChunk, uiMessageChunkSchema } from "ai";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ingestAndWait, ingestForTenant, newNamespace, type TestNamespace } from "../support/ingestion.ts";
 import { useLocalStack } from "../support/local-stack.ts";
+import { assembled } from "../support/ui-message-stream.ts";
 import { contentText, type OpenAiChatServer, startOpenAiChatServer } from "../support/openai-chat-server.ts";
 
 const api = useLocalStack();
@@ -31,24 +31,6 @@ async function streamed(path: string, body: unknown, headers: Record<string, str
   }
   const raw = events.map((event) => `data: ${event.data}\n\n`).join("");
   return { response, events, raw };
-}
-
-/** Reads a UI message stream with the AI SDK's own parser and assembler, as a chat front end would. */
-async function assembled(raw: string): Promise<{ chunks: UIMessageChunk[]; message: UIMessage | undefined }> {
-  const chunks: UIMessageChunk[] = [];
-  const parsed = parseJsonEventStream({ stream: new Response(raw).body!, schema: uiMessageChunkSchema });
-  const checked = parsed.pipeThrough(
-    new TransformStream({
-      transform(result, controller) {
-        if (!result.success) throw new Error(`not a UI message chunk: ${String(result.error)}`);
-        chunks.push(result.value);
-        controller.enqueue(result.value);
-      },
-    }),
-  );
-  let message: UIMessage | undefined;
-  for await (const snapshot of readUIMessageStream({ stream: checked })) message = snapshot;
-  return { chunks, message };
 }
 
 /** A loopback port nothing listens on: bound, then released. */

@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { ScanCommand } from "@aws-sdk/client-dynamodb";
 import { beforeAll, describe, expect, it } from "vitest";
 import { serviceSecret } from "../../functions/shared/db/service-secret.ts";
+import type { HostedSearchHit } from "../../functions/shared/domain/hosted/page.ts";
 import { SESSION_COOKIE, signSession } from "../../functions/shared/domain/hosted/access.ts";
 import { deliverSignIn, SIGN_IN_LIMITS } from "../../functions/shared/workflows/hosted/sign-in.ts";
 import { documentsOfJob, ingestAndWait, ingestForTenant, newNamespace, type TestNamespace, upload, waitForJob } from "../support/ingestion.ts";
@@ -149,18 +150,6 @@ describe("hosted pages", () => {
   });
 });
 
-interface SearchTabHit {
-  id: string;
-  text: string;
-  documentId: string | null;
-  documentName: string | null;
-  citation: string | null;
-  location: { page?: number; slide?: number; sheet?: string } | null;
-  snippet: { start: number; end: number };
-  highlights: { start: number; end: number }[];
-  sourceFile: boolean;
-}
-
 describe("the search tab's hits", () => {
   it("carry a snippet of at most about 300 characters around the best passage and the query's words, matched by stem", async () => {
     const long = await newNamespace(api);
@@ -171,7 +160,7 @@ describe("the search tab's hits", () => {
 
     const response = await visitor("POST", `/hosted/${longSlug}/search`, { query: "how are refunds paid" });
     expect(response.status, JSON.stringify(response.body)).toBe(200);
-    const hit = (response.body.data as SearchTabHit[]).find((candidate) => candidate.text.includes("Refunded orders"))!;
+    const hit = (response.body.data as HostedSearchHit[]).find((candidate) => candidate.text.includes("Refunded orders"))!;
     expect(hit).toMatchObject({ documentId: document.id, documentName: "policies.md", citation: "https://help.example.com/policies", location: null, sourceFile: false });
     const snippet = hit.text.slice(hit.snippet.start, hit.snippet.end);
     expect(hit.text.length).toBeGreaterThan(600);
@@ -207,7 +196,7 @@ describe("the search tab's hits", () => {
     });
 
     it("say on which page of a paged document each hit starts", async () => {
-      const hits = (await visitor("POST", `/hosted/${filesSlug}/search`, { query: `${pageHeading(2)} ${pageHeading(3)} marker` })).body.data as SearchTabHit[];
+      const hits = (await visitor("POST", `/hosted/${filesSlug}/search`, { query: `${pageHeading(2)} ${pageHeading(3)} marker` })).body.data as HostedSearchHit[];
       const pdfHits = hits.filter((hit) => hit.documentName === "handbook.pdf");
       expect(pdfHits.length).toBeGreaterThan(1);
       for (const hit of pdfHits) expect(hit.location?.page, hit.text.slice(0, 80)).toBeGreaterThanOrEqual(1);
@@ -218,7 +207,7 @@ describe("the search tab's hits", () => {
     const fileRoute = (documentId: string, slugName = filesSlug) => fetch(`${api.stack().baseUrl}/hosted/${slugName}/documents/${documentId}/file`, { redirect: "manual" });
 
     it("offers the uploaded file of a hit without a citation, as a redirect to a download that lasts minutes", async () => {
-      const hits = (await visitor("POST", `/hosted/${filesSlug}/search`, { query: "kettle warranty" })).body.data as SearchTabHit[];
+      const hits = (await visitor("POST", `/hosted/${filesSlug}/search`, { query: "kettle warranty" })).body.data as HostedSearchHit[];
       expect(hits.find((hit) => hit.documentId === fileDocument)).toMatchObject({ sourceFile: true, citation: null });
       expect(hits.find((hit) => hit.documentId === textDocument)).toMatchObject({ sourceFile: false });
       expect(hits.some((hit) => hit.documentId === tenantDocument)).toBe(false);

@@ -7,7 +7,7 @@ import { hostingChatModel } from "../domain/hosting.ts";
 import type { NamespaceRecord } from "../domain/namespace.ts";
 import type { SearchRequest } from "../domain/search.ts";
 import { chatModelFor } from "../llm/index.ts";
-import { ChatError, type ChatDelta, type ChatMessage, type FinishReason } from "../llm/types.ts";
+import { ChatError, type ChatMessage, type FinishReason } from "../llm/types.ts";
 import { logger } from "../platform/logger.ts";
 import { type RerankOutcome, rerankResults } from "./rerank.ts";
 import { search } from "./search.ts";
@@ -97,15 +97,7 @@ export async function startAnswer(namespace: NamespaceRecord, tenantId: string |
     signal: controller.signal,
   });
   const label = `${choice.provider.toLowerCase()}:${choice.model}`;
-  const iterator = stream[Symbol.asyncIterator]();
-  let first: IteratorResult<ChatDelta>;
-  try {
-    first = await iterator.next();
-  } catch (error) {
-    throw refusalOf(error, label, namespace.id);
-  }
-  const abort = () => controller.abort();
-  return { sources, model: label, rerank: outcome, agentic: false, deltas: capped(resumed(first, iterator), abort), abort };
+  return { sources, model: label, rerank: outcome, agentic: false, ...(await firstArrived(stream, label, namespace.id, controller)) };
 }
 
 /** The agentic answer: started once the model's first round has produced something, like single-shot. */
@@ -126,15 +118,23 @@ async function startAgent(namespace: NamespaceRecord, tenantId: string | null, i
     },
   );
   const label = `${choice.provider.toLowerCase()}:${choice.model}`;
+  return { sources, model: label, rerank: null, agentic: true, ...(await firstArrived(events, label, namespace.id, controller)) };
+}
+
+/**
+ * Waits for the answer's first event, so a model that refuses is still an HTTP error (not a broken
+ * stream), then hands on the whole answer, capped, with the way to end the model's request.
+ */
+async function firstArrived(events: AsyncIterable<AgentEvent>, label: string, namespaceId: string, controller: AbortController): Promise<Pick<StartedAnswer, "deltas" | "abort">> {
   const iterator = events[Symbol.asyncIterator]();
   let first: IteratorResult<AgentEvent>;
   try {
     first = await iterator.next();
   } catch (error) {
-    throw refusalOf(error, label, namespace.id);
+    throw refusalOf(error, label, namespaceId);
   }
   const abort = () => controller.abort();
-  return { sources, model: label, rerank: null, agentic: true, deltas: capped(resumed(first, iterator), abort), abort };
+  return { deltas: capped(resumed(first, iterator), abort), abort };
 }
 
 async function* resumed<T>(first: IteratorResult<T>, rest: AsyncIterator<T>): AsyncGenerator<T> {
