@@ -1,14 +1,25 @@
 /**
- * The route table: which function serves which method and path, and what each function may touch.
- * Pure data, read both by the CDK stack and by the local gateway, so the two cannot drift.
+ * The route table: which function serves which routes, and what each function may touch. Each
+ * route is its contract (functions/http/<feature>/routes.ts: method, path, request and response,
+ * what the OpenAPI document says of it). Pure data, read by the CDK stack, the local gateway and
+ * the OpenAPI build alike, so they cannot drift.
  */
-export type HttpMethod = "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
-
 import type { QueueName } from "../functions/shared/queue/names.ts";
 import type { OwnedItem } from "../functions/shared/db/dynamo/keys.ts";
 import type { VectorOperation } from "../functions/shared/vector-store/registry.ts";
+import type { HttpMethod, RouteContract } from "../functions/shared/http/contract.ts";
+import * as chat from "../functions/http/chat/routes.ts";
+import * as docs from "../functions/http/docs/routes.ts";
+import * as documents from "../functions/http/documents/routes.ts";
+import * as hosted from "../functions/http/hosted/routes.ts";
+import * as hosting from "../functions/http/hosting/routes.ts";
+import * as ingestJobs from "../functions/http/ingest-jobs/routes.ts";
+import * as mcp from "../functions/http/mcp/routes.ts";
+import * as namespaces from "../functions/http/namespaces/routes.ts";
+import * as search from "../functions/http/search/routes.ts";
+import * as uploads from "../functions/http/uploads/routes.ts";
 
-export type { QueueName };
+export type { HttpMethod, QueueName, RouteContract };
 
 /** Least privilege, per function. */
 export interface FunctionAccess {
@@ -38,184 +49,177 @@ export interface FunctionAccess {
   choosesChatModel?: boolean;
 }
 
-export interface HttpFunctionDefinition {
+interface HttpFunctionRow {
   /** Construct id of the function. */
   id: string;
-  /** Module path from the project root; it exports `handler`. */
+  /** Module path from the project root; it exports `handler`, built from one of `routes` (they share its request). */
   entry: string;
-  routes: { method: HttpMethod; path: string }[];
+  /** The contracts of the routes it serves; a function serving two methods (PATCH and PUT) lists a contract for each. */
+  routes: RouteContract[];
   access: FunctionAccess;
-  /** Served without the authorizer or a usage key: the OpenAPI document and its reference page. */
-  public?: boolean;
   memoryMb?: number;
   timeoutSeconds?: number;
+}
+
+export interface HttpFunctionDefinition extends HttpFunctionRow {
+  /** Served without the authorizer or a usage key (the contracts' `request.public`): the docs and hosted pages. */
+  public?: boolean;
   /**
-   * The integration streams the function's response (Lambda response streaming): the handler is
-   * built with `stream: true`, and the 29-second integration limit gives way to the function's timeout.
+   * The integration streams the function's response (Lambda response streaming; the contracts'
+   * `request.stream`), and the 29-second integration limit gives way to the function's timeout.
    */
   streams?: boolean;
 }
 
-const NAMESPACE = "/v1/namespace/{namespaceId}";
 /** A long answer from a slow model; streamed integrations may run past API Gateway's 29 seconds. */
 const CHAT_TIMEOUT_SECONDS = 120;
 
-export const HTTP_FUNCTIONS: HttpFunctionDefinition[] = [
+const ROWS: HttpFunctionRow[] = [
   {
     id: "ListNamespaces",
     entry: "functions/http/namespaces/list.ts",
-    routes: [{ method: "GET", path: "/v1/namespace" }],
+    routes: [namespaces.listNamespaces],
     access: { table: "read" },
   },
   {
     id: "CreateNamespace",
     entry: "functions/http/namespaces/create.ts",
-    routes: [{ method: "POST", path: "/v1/namespace" }],
+    routes: [namespaces.createNamespace],
     access: { table: "readWrite" },
   },
   {
     id: "GetNamespace",
     entry: "functions/http/namespaces/get.ts",
-    routes: [{ method: "GET", path: NAMESPACE }],
+    routes: [namespaces.getNamespace],
     access: { table: "read" },
   },
   {
     id: "UpdateNamespace",
     entry: "functions/http/namespaces/update.ts",
-    routes: [
-      { method: "PATCH", path: NAMESPACE },
-      { method: "PUT", path: NAMESPACE },
-    ],
+    routes: [namespaces.updateNamespace, namespaces.replaceNamespace],
     access: { table: "readWrite" },
   },
   {
     id: "DeleteNamespace",
     entry: "functions/http/namespaces/delete.ts",
-    routes: [{ method: "DELETE", path: NAMESPACE }],
+    routes: [namespaces.deleteNamespace],
     access: { table: "readWrite", queues: ["delete"] },
   },
   {
     id: "GetHosting",
     entry: "functions/http/hosting/get.ts",
-    routes: [{ method: "GET", path: `${NAMESPACE}/hosting` }],
+    routes: [hosting.getHosting],
     access: { table: "read" },
   },
   {
     id: "EnableHosting",
     entry: "functions/http/hosting/enable.ts",
-    routes: [{ method: "POST", path: `${NAMESPACE}/hosting` }],
+    routes: [hosting.enableHosting],
     access: { table: "readWrite" },
   },
   {
     id: "UpdateHosting",
     entry: "functions/http/hosting/update.ts",
-    routes: [
-      { method: "PATCH", path: `${NAMESPACE}/hosting` },
-      { method: "PUT", path: `${NAMESPACE}/hosting` },
-    ],
+    routes: [hosting.updateHosting, hosting.replaceHosting],
     access: { table: "readWrite", choosesChatModel: true },
   },
   {
     id: "DeleteHosting",
     entry: "functions/http/hosting/delete.ts",
-    routes: [{ method: "DELETE", path: `${NAMESPACE}/hosting` }],
+    routes: [hosting.deleteHosting],
     access: { table: "readWrite" },
   },
   {
     id: "CreateUploadUrl",
     entry: "functions/http/uploads/create.ts",
-    routes: [{ method: "POST", path: `${NAMESPACE}/uploads` }],
+    routes: [uploads.createUpload],
     access: { table: "read", bucket: "put" },
   },
   {
     id: "CreateUploadUrls",
     entry: "functions/http/uploads/create-batch.ts",
-    routes: [{ method: "POST", path: `${NAMESPACE}/uploads/batch` }],
+    routes: [uploads.createUploads],
     access: { table: "read", bucket: "put" },
   },
   {
     id: "CreateIngestJob",
     entry: "functions/http/ingest-jobs/create.ts",
-    routes: [{ method: "POST", path: `${NAMESPACE}/ingest-jobs` }],
+    routes: [ingestJobs.createIngestJob],
     access: { table: "readWrite", bucket: "readWrite", queues: ["ingest"], vectors: ["count"] },
   },
   {
     id: "ListIngestJobs",
     entry: "functions/http/ingest-jobs/list.ts",
-    routes: [{ method: "GET", path: `${NAMESPACE}/ingest-jobs` }],
+    routes: [ingestJobs.listIngestJobs],
     // Writes only the cursor-signing secret, once, on first use.
     access: { table: "readWrite", bucket: "read" },
   },
   {
     id: "GetIngestJob",
     entry: "functions/http/ingest-jobs/get.ts",
-    routes: [{ method: "GET", path: `${NAMESPACE}/ingest-jobs/{jobId}` }],
+    routes: [ingestJobs.getIngestJob],
     access: { table: "read", bucket: "read" },
   },
   {
     id: "DeleteIngestJob",
     entry: "functions/http/ingest-jobs/delete.ts",
-    routes: [{ method: "DELETE", path: `${NAMESPACE}/ingest-jobs/{jobId}` }],
+    routes: [ingestJobs.deleteIngestJob],
     access: { table: "readWrite", bucket: "read", queues: ["delete"] },
   },
   {
     id: "ReingestJob",
     entry: "functions/http/ingest-jobs/re-ingest.ts",
-    routes: [{ method: "POST", path: `${NAMESPACE}/ingest-jobs/{jobId}/re-ingest` }],
+    routes: [ingestJobs.reingestJob],
     access: { table: "readWrite", queues: ["ingest"] },
   },
   {
     id: "DeleteDocument",
     entry: "functions/http/documents/delete.ts",
-    routes: [{ method: "DELETE", path: `${NAMESPACE}/documents/{documentId}` }],
+    routes: [documents.deleteDocument],
     access: { table: "readWrite", bucket: "read", queues: ["delete"] },
   },
   {
     id: "ListDocuments",
     entry: "functions/http/documents/list.ts",
-    routes: [{ method: "GET", path: `${NAMESPACE}/documents` }],
+    routes: [documents.listDocuments],
     access: { table: "readWrite", bucket: "read" },
   },
   {
     id: "GetDocument",
     entry: "functions/http/documents/get.ts",
-    routes: [{ method: "GET", path: `${NAMESPACE}/documents/{documentId}` }],
+    routes: [documents.getDocument],
     access: { table: "read", bucket: "read" },
   },
   {
     id: "CreateFileDownloadUrl",
     entry: "functions/http/documents/file-download-url.ts",
-    routes: [{ method: "POST", path: `${NAMESPACE}/documents/{documentId}/file-download-url` }],
+    routes: [documents.createFileDownloadUrl],
     access: { table: "read", bucket: "read" },
   },
   {
     id: "CreateChunksDownloadUrl",
     entry: "functions/http/documents/chunks-download-url.ts",
-    routes: [{ method: "POST", path: `${NAMESPACE}/documents/{documentId}/chunks-download-url` }],
+    routes: [documents.createChunksDownloadUrl],
     access: { table: "read", bucket: "read" },
   },
   {
     id: "Search",
     entry: "functions/http/search/search.ts",
-    routes: [{ method: "POST", path: `${NAMESPACE}/search` }],
+    routes: [search.search],
     access: { table: "read", bucket: "read", vectors: ["query"], embeds: true, reranks: true },
   },
   {
     id: "Chat",
     entry: "functions/http/chat/chat.ts",
-    routes: [{ method: "POST", path: `${NAMESPACE}/chat` }],
+    routes: [chat.chat],
     // Reads the hosting for the namespace's model and prompt.
     access: { table: "read", bucket: "read", vectors: ["query"], embeds: true, reranks: true, chats: true },
-    streams: true,
     timeoutSeconds: CHAT_TIMEOUT_SECONDS,
   },
   {
     id: "Mcp",
     entry: "functions/http/mcp/mcp.ts",
-    routes: [
-      { method: "POST", path: "/v1/mcp" },
-      { method: "GET", path: "/v1/mcp" },
-    ],
+    routes: [mcp.mcp, mcp.mcpEventStream],
     // Its tools search (and expand), list and read documents, and ingest (as the routes that do each).
     access: { table: "readWrite", bucket: "readWrite", queues: ["ingest"], vectors: ["query", "count"], embeds: true, reranks: true },
     timeoutSeconds: 29,
@@ -223,93 +227,86 @@ export const HTTP_FUNCTIONS: HttpFunctionDefinition[] = [
   {
     id: "OpenApiDocument",
     entry: "functions/http/docs/openapi.ts",
-    routes: [{ method: "GET", path: "/openapi.json" }],
+    routes: [docs.getOpenApiDocument],
     access: {},
-    public: true,
   },
   {
     id: "ApiReference",
     entry: "functions/http/docs/reference.ts",
-    routes: [{ method: "GET", path: "/docs" }],
+    routes: [docs.getApiReference],
     access: {},
-    public: true,
   },
   {
     id: "HostedPage",
     entry: "functions/http/hosted/page.ts",
-    routes: [{ method: "GET", path: "/hosted/{slug}" }],
+    routes: [hosted.getHostedPage],
     // Creates the session-signing secret on first use.
     access: { table: "readWrite", writesOnly: ["serviceSecret"] },
-    public: true,
   },
   {
     id: "HostedSignIn",
     entry: "functions/http/hosted/sign-in.ts",
-    routes: [{ method: "POST", path: "/hosted/{slug}/sign-in" }],
+    routes: [hosted.requestHostedPageSignIn],
     // Counts the visitor's requests and queues every one for the mail worker (functions/workers/mail.ts).
     access: { table: "readWrite", writesOnly: ["rateWindow"], queues: ["mail"] },
-    public: true,
   },
   {
     id: "HostedSignInLink",
     entry: "functions/http/hosted/sign-in-link.ts",
-    routes: [{ method: "GET", path: "/hosted/{slug}/session" }],
+    routes: [hosted.openHostedPageSignInLink],
     access: { table: "read" },
-    public: true,
   },
   {
     id: "HostedSession",
     entry: "functions/http/hosted/session.ts",
-    routes: [{ method: "POST", path: "/hosted/{slug}/session" }],
+    routes: [hosted.completeHostedPageSignIn],
     // Uses up the sign-in link (and its pending mark); signs with the session secret, created on first use.
     access: { table: "readWrite", writesOnly: ["signIn", "serviceSecret"] },
-    public: true,
   },
   {
     id: "HostedSearch",
     entry: "functions/http/hosted/search.ts",
-    routes: [{ method: "POST", path: "/hosted/{slug}/search" }],
+    routes: [hosted.searchHostedPage],
     // Writes only its rate-limit counters, and the session secret on first use.
     access: { table: "readWrite", writesOnly: ["rateWindow", "serviceSecret"], bucket: "read", vectors: ["query"], embeds: true, reranks: true },
-    public: true,
   },
   {
     id: "HostedDocumentFile",
     entry: "functions/http/hosted/document-file.ts",
-    routes: [{ method: "GET", path: "/hosted/{slug}/documents/{documentId}/file" }],
+    routes: [hosted.getHostedDocumentFile],
     // Writes only its rate-limit counters (and the session key, as the search tab); reads the object's head and signs a GET of it.
     access: { table: "readWrite", writesOnly: ["rateWindow", "serviceSecret"], bucket: "read" },
-    public: true,
   },
   {
     id: "HostedMcp",
     entry: "functions/http/hosted/mcp.ts",
-    routes: [
-      { method: "POST", path: "/hosted/{slug}/mcp" },
-      { method: "GET", path: "/hosted/{slug}/mcp" },
-    ],
+    routes: [hosted.mcpHostedPage, hosted.mcpHostedPageEventStream],
     // Writes only its rate-limit counters (and the session key, as the search tab).
     access: { table: "readWrite", writesOnly: ["rateWindow", "serviceSecret"], bucket: "read", vectors: ["query"], embeds: true, reranks: true },
-    public: true,
   },
   {
     id: "HostedChat",
     entry: "functions/http/hosted/chat.ts",
-    routes: [{ method: "POST", path: "/hosted/{slug}/chat" }],
+    routes: [hosted.chatHostedPage],
     // Writes only its rate-limit counters, and the session secret on first use.
     access: { table: "readWrite", writesOnly: ["rateWindow", "serviceSecret"], bucket: "read", vectors: ["query"], embeds: true, reranks: true, chats: true },
-    public: true,
-    streams: true,
     timeoutSeconds: CHAT_TIMEOUT_SECONDS,
   },
 ];
+
+/** The rows, with what their contracts' shared request says of the integration. */
+export const HTTP_FUNCTIONS: HttpFunctionDefinition[] = ROWS.map((row) => {
+  const request = row.routes[0]!.request;
+  return { ...row, ...(request.public ? { public: true } : {}), ...(request.stream ? { streams: true } : {}) };
+});
 
 export const AUTHORIZER = { id: "Authorizer", entry: "functions/authorizer/token.ts", access: { table: "read" } } as const;
 
 export interface Route {
   method: HttpMethod;
   path: string;
+  contract: RouteContract;
   fn: HttpFunctionDefinition;
 }
 
-export const ROUTES: Route[] = HTTP_FUNCTIONS.flatMap((fn) => fn.routes.map((route) => ({ ...route, fn })));
+export const ROUTES: Route[] = HTTP_FUNCTIONS.flatMap((fn) => fn.routes.map((contract) => ({ method: contract.method, path: contract.path, contract, fn })));

@@ -1,16 +1,17 @@
 import { readFileSync } from "node:fs";
 import * as z from "../../functions/shared/platform/zod.ts";
 import { ERROR_STATUS, type ErrorCode } from "../../functions/shared/http/envelope.ts";
-import type { HandlerSpec } from "../../functions/shared/http/handler.ts";
-import { errorEnvelopeWire, paginationWire } from "../../functions/shared/http/wire-schemas.ts";
+import { OPENAPI_TAGS, type RouteContract, type RouteRequest } from "../../functions/shared/http/contract.ts";
+import { errorEnvelopeWire } from "../../functions/shared/http/envelope-schema.ts";
+import { paginationWire, WIRE_COMPONENTS } from "../../functions/shared/domain/wire/schemas.ts";
 import { ROUTES, type Route } from "../routes.ts";
-import { COMPONENTS, OPERATIONS, type OperationDoc } from "./operations.ts";
 
 /**
- * The OpenAPI 3.1 document of the API, built from the route table, the request schemas each
- * handler validates with (`handler.contract`, attached by httpHandler) and the response schemas of
- * http/wire-schemas.ts. `npm run openapi` writes it to functions/http/docs/openapi.json, which the
- * docs functions serve; a test fails when that file and this build differ.
+ * The OpenAPI 3.1 document of the API, built from the route table and its contracts alone
+ * (functions/http/<feature>/routes.ts: request schemas, the response component, what each route
+ * says of itself) and the response schemas of domain/wire/schemas.ts; no handler is loaded.
+ * `npm run openapi` writes it to functions/http/docs/openapi.json, which the docs functions serve;
+ * a test fails when that file and this build differ.
  */
 
 export type JsonSchema = Record<string, unknown>;
@@ -61,16 +62,8 @@ function jsonSchemaOf(schema: z.ZodMiniType, io: "input" | "output"): JsonSchema
 
 const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
 
-type AnySpec = HandlerSpec<z.ZodMiniType | undefined, z.ZodMiniType | undefined, z.ZodMiniType | undefined>;
-
-async function handlerSpec(route: Route): Promise<AnySpec> {
-  const module = (await import(new URL(`../../${route.fn.entry}`, import.meta.url).href)) as { handler?: { contract?: AnySpec } };
-  if (!module.handler?.contract) throw new Error(`${route.fn.entry} does not export a handler built with httpHandler`);
-  return module.handler.contract;
-}
-
 /** The error statuses a route can answer, from what its handler validates and what the gateway adds. */
-function errorStatuses(spec: AnySpec, doc: OperationDoc, isPublic: boolean): number[] {
+function errorStatuses(spec: RouteRequest, doc: RouteContract, isPublic: boolean): number[] {
   // Public routes answer without a key (no 401); those that read a hosted page can find none (404),
   // refuse a protected one (403), and take a body (413, 422).
   if (isPublic && !spec.path) return [400, 429, 500];
@@ -81,7 +74,7 @@ function errorStatuses(spec: AnySpec, doc: OperationDoc, isPublic: boolean): num
   return [...statuses].sort((a, b) => a - b);
 }
 
-function parameters(spec: AnySpec): JsonSchema[] {
+function parameters(spec: RouteRequest): JsonSchema[] {
   const list: JsonSchema[] = [];
   for (const [where, schema] of [["path", spec.path], ["query", spec.query]] as const) {
     if (!schema) continue;
@@ -101,8 +94,8 @@ function parameters(spec: AnySpec): JsonSchema[] {
   return list;
 }
 
-function successResponse(doc: OperationDoc): Operation["responses"][string] & { description: string } {
-  const success = doc.success;
+function successResponse(doc: RouteContract): Operation["responses"][string] & { description: string } {
+  const success = doc.response;
   if ("raw" in success) {
     return {
       description: doc.summary,
@@ -121,9 +114,11 @@ function successResponse(doc: OperationDoc): Operation["responses"][string] & { 
   return { description: doc.summary, ...(doc.successHeaders ? { headers: doc.successHeaders } : {}), content };
 }
 
-function operation(route: Route, spec: AnySpec, doc: OperationDoc): Operation {
+function operation(route: Route): Operation {
+  const doc = route.contract;
+  const spec = doc.request;
   const isPublic = route.fn.public === true;
-  const responses: Operation["responses"] = { [String(doc.success.status)]: successResponse(doc) };
+  const responses: Operation["responses"] = { [String(doc.response.status)]: successResponse(doc) };
   for (const [status, description] of Object.entries(doc.otherResponses ?? {})) responses[status] = { description } as Operation["responses"][string];
   for (const status of errorStatuses(spec, doc, isPublic)) {
     const code = (Object.keys(ERROR_STATUS) as ErrorCode[]).find((candidate) => ERROR_STATUS[candidate] === status)!;
@@ -151,19 +146,10 @@ function operation(route: Route, spec: AnySpec, doc: OperationDoc): Operation {
 export async function buildOpenApiDocument(): Promise<OpenApiDocument> {
   const packageJson = JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as { version: string; description: string };
   const paths: OpenApiDocument["paths"] = {};
-  const documented = new Set<string>();
-  for (const route of ROUTES) {
-    const key = `${route.method} ${route.path}`;
-    const doc = OPERATIONS[key];
-    if (!doc) throw new Error(`route ${key} has no entry in lib/openapi/operations.ts`);
-    documented.add(key);
-    (paths[route.path] ??= {})[route.method.toLowerCase()] = operation(route, await handlerSpec(route), doc);
-  }
-  const stale = Object.keys(OPERATIONS).filter((key) => !documented.has(key));
-  if (stale.length > 0) throw new Error(`lib/openapi/operations.ts documents routes the route table does not have: ${stale.join(", ")}`);
+  for (const route of ROUTES) (paths[route.path] ??= {})[route.method.toLowerCase()] = operation(route);
 
   const schemas: Record<string, JsonSchema> = {};
-  for (const [name, schema] of Object.entries(COMPONENTS)) schemas[name] = jsonSchemaOf(schema, "output");
+  for (const [name, schema] of Object.entries(WIRE_COMPONENTS)) schemas[name] = jsonSchemaOf(schema, "output");
   schemas.Pagination = jsonSchemaOf(paginationWire, "output");
   schemas.Error = jsonSchemaOf(errorEnvelopeWire, "output");
   return {
@@ -176,7 +162,7 @@ export async function buildOpenApiDocument(): Promise<OpenApiDocument> {
     // Relative to where this document is served: the stage's base URL deployed, the gateway locally.
     servers: [{ url: ".", description: "the API that serves this document" }],
     security: [{ bearerAuth: [] }],
-    tags: [...new Set(Object.values(OPERATIONS).map((doc) => doc.tag))].map((name) => ({ name })),
+    tags: OPENAPI_TAGS.filter((tag) => ROUTES.some((route) => route.contract.tag === tag)).map((name) => ({ name })),
     paths,
     components: {
       schemas,

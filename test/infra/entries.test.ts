@@ -2,6 +2,10 @@ import fs from "node:fs";
 import { describe, expect, it } from "vitest";
 import { AUTHORIZER, HTTP_FUNCTIONS } from "../../lib/routes.ts";
 import { SCHEDULED_FUNCTIONS, WORKERS } from "../../lib/workers.ts";
+import { installResponseStreaming, isStreamingHandler } from "../../local/response-streaming.ts";
+
+// As Lambda's runtime (and the local gateway) do: a streaming handler marks itself when its module loads.
+installResponseStreaming();
 
 /** Every module the stack bundles, by the id of the function that runs it. */
 const ENTRIES: [id: string, entry: string][] = [
@@ -29,7 +33,13 @@ describe("function entry modules", () => {
   // API Gateway hands a streamed integration's response on as Lambda streams it, and parses a
   // buffered one as a proxy result: a handler and a route that disagree fail on every request.
   it.each(HTTP_FUNCTIONS.map((definition) => [definition.id, definition] as const))("%s streams exactly when its route table entry says so", async (_id, definition) => {
-    const module = (await import(new URL(`../../${definition.entry}`, import.meta.url).href)) as { handler: { contract?: { stream?: boolean } } };
-    expect(module.handler.contract?.stream === true).toBe(definition.streams === true);
+    const module = (await import(new URL(`../../${definition.entry}`, import.meta.url).href)) as { handler: unknown };
+    expect(isStreamingHandler(module.handler)).toBe(definition.streams === true);
+  });
+
+  // The handler validates with the contract the document is built from, not a look-alike.
+  it.each(HTTP_FUNCTIONS.map((definition) => [definition.id, definition] as const))("%s is built from one of the contracts its row lists", async (_id, definition) => {
+    const module = (await import(new URL(`../../${definition.entry}`, import.meta.url).href)) as { handler: { contract?: unknown } };
+    expect(definition.routes).toContain(module.handler.contract);
   });
 });

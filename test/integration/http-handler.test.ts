@@ -1,6 +1,6 @@
 import type { APIGatewayProxyEvent, Context } from "aws-lambda";
 import { beforeAll, describe, expect, it } from "vitest";
-import { httpHandler, ok } from "../../functions/shared/http/handler.ts";
+import { httpHandler } from "../../functions/shared/http/handler.ts";
 import { namespacePath } from "../../functions/shared/domain/params.ts";
 import * as z from "../../functions/shared/platform/zod.ts";
 import { useLocalStack } from "../support/local-stack.ts";
@@ -11,13 +11,21 @@ const api = useLocalStack({ workers: false });
 
 const handler = httpHandler(
   {
-    path: namespacePath,
-    tenant: true,
-    namespace: "active",
-    query: z.object({ limit: z.optional(z.string().check(z.regex(/^\d+$/, "must be digits"))) }),
-    body: z.object({ title: z.string() }),
-  },
-  async ({ body, tenantId, namespace }) => ok({ title: body.title, tenantId, namespaceId: namespace.id }),
+    operationId: "probe",
+    method: "POST",
+    path: "/v1/namespace/{namespaceId}/probe",
+    summary: "A route for these tests",
+    tag: "Namespaces",
+    request: {
+      path: namespacePath,
+      tenant: true,
+      namespace: "active",
+      query: z.object({ limit: z.optional(z.string().check(z.regex(/^\d+$/, "must be digits"))) }),
+      body: z.object({ title: z.string() }),
+    },
+    response: { status: 200, raw: "application/json" },
+  } as const,
+  async ({ body, tenantId, namespace }) => ({ status: 200, data: null, raw: JSON.stringify({ success: true, data: { title: body.title, tenantId, namespaceId: namespace.id } }) }),
 );
 
 let organizationId: string;

@@ -3,7 +3,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { DOCUMENT_FORMATS } from "../../functions/shared/domain/catalogs/document-formats.ts";
-import { OPERATIONS } from "../../lib/openapi/operations.ts";
+import { ROUTES } from "../../lib/routes.ts";
 
 const ROOT = fileURLToPath(new URL("../../", import.meta.url));
 const DOCS = ["README.md", "bench/README.md", ...fs.readdirSync(path.join(ROOT, "docs")).filter((name) => name.endsWith(".md")).map((name) => `docs/${name}`)];
@@ -86,7 +86,7 @@ describe("the README and docs", () => {
       const methods = cells[2]!.split(/,\s*/);
       ids.forEach((id, position) => documented.add(`${id} ${methods[Math.min(position, methods.length - 1)]} ${cells[3]!.replace(/`/g, "")}`));
     }
-    const operations = Object.entries(OPERATIONS).map(([route, operation]) => `${operation.operationId} ${route}`);
+    const operations = ROUTES.map((route) => `${route.contract.operationId} ${route.method} ${route.path}`);
     expect([...documented].sort()).toEqual(operations.sort());
   });
 });

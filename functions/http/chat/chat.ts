@@ -1,6 +1,5 @@
-import { chatBody } from "../../shared/domain/chat.ts";
-import { namespacePath } from "../../shared/domain/params.ts";
 import { httpHandler, ok } from "../../shared/http/handler.ts";
+import * as routes from "./routes.ts";
 import { UI_MESSAGE_STREAM_HEADERS, uiMessageStream } from "../../shared/http/ui-message-stream.ts";
 import { answerCaller, wholeAnswer } from "../../shared/workflows/chat.ts";
 
@@ -9,7 +8,7 @@ import { answerCaller, wholeAnswer } from "../../shared/workflows/chat.ts";
  * tenant), streamed as the AI SDK's UI message stream, or with `stream: false` as one JSON answer.
  */
 export const handler = httpHandler(
-  { path: namespacePath, tenant: true, namespace: "active", body: chatBody, stream: true },
+  routes.chat,
   async ({ namespace, tenantId, body }) => {
     const answer = await answerCaller(namespace, tenantId, body);
     const headers = { "x-chat-model": answer.model, ...(answer.rerank ? { "x-rerank": answer.rerank.status } : {}) };

@@ -1,10 +1,11 @@
 import { httpHandler } from "../../shared/http/handler.ts";
+import * as routes from "./routes.ts";
 import document from "./openapi.json" with { type: "json" };
 
 const body = JSON.stringify(document);
 
 /** The API's OpenAPI 3.1 document, without a key: what generated clients and the reference page read. */
-export const handler = httpHandler({ public: true }, async () => ({
+export const handler = httpHandler(routes.getOpenApiDocument, async () => ({
   status: 200,
   data: null,
   raw: body,

@@ -1,10 +1,9 @@
 import { httpHandler, ok } from "../../shared/http/handler.ts";
+import * as routes from "./routes.ts";
 import { loadDocumentForRequest } from "../../shared/workflows/ingestion/lookups.ts";
-import { documentPath } from "../../shared/domain/params.ts";
-import { documentsToWire } from "../../shared/workflows/records-to-wire.ts";
+import { readDocumentToWire } from "../../shared/workflows/records-to-wire.ts";
 
-export const handler = httpHandler({ path: documentPath, tenant: true, namespace: "any" }, async ({ namespace, tenantId, path }) => {
+export const handler = httpHandler(routes.getDocument, async ({ namespace, tenantId, path }) => {
   const document = await loadDocumentForRequest(namespace.id, tenantId, path.documentId);
-  const [wire] = await documentsToWire([document]);
-  return ok(wire);
+  return ok(await readDocumentToWire(document));
 });

@@ -1,12 +1,11 @@
 import { httpHandler, ok } from "../../shared/http/handler.ts";
-import { listQuery } from "../../shared/domain/list-query.ts";
-import { namespacePath } from "../../shared/domain/params.ts";
+import * as routes from "./routes.ts";
 import { listJobs } from "../../shared/workflows/ingestion/lookups.ts";
 import { jobsToWire } from "../../shared/workflows/records-to-wire.ts";
 
 /** listIngestJobs: cursor-paginated, newest first by default; with x-tenant-id only that tenant's jobs. */
 export const handler = httpHandler(
-  { path: namespacePath, tenant: true, namespace: "any", query: listQuery },
+  routes.listIngestJobs,
   async ({ namespace, tenantId, query }) => {
     const page = await listJobs(namespace.id, tenantId, query);
     return ok(await jobsToWire(page.records), { pagination: page.pagination });

@@ -1,8 +1,9 @@
 import { created, httpHandler } from "../../shared/http/handler.ts";
+import * as routes from "./routes.ts";
 import { createNamespace } from "../../shared/workflows/namespaces.ts";
-import { createNamespaceBody, namespaceToWire } from "../../shared/domain/namespace.ts";
+import { namespaceToWire } from "../../shared/domain/wire/namespace.ts";
 
-export const handler = httpHandler({ body: createNamespaceBody }, async ({ auth, body }) => {
+export const handler = httpHandler(routes.createNamespace, async ({ auth, body }) => {
   const namespace = await createNamespace(auth.organizationId, body);
   return created(namespaceToWire(namespace));
 });

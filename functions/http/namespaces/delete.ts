@@ -1,12 +1,12 @@
 import { httpHandler, ok } from "../../shared/http/handler.ts";
-import { namespacePath } from "../../shared/domain/params.ts";
-import { namespaceToWire } from "../../shared/domain/namespace.ts";
+import * as routes from "./routes.ts";
+import { namespaceToWire } from "../../shared/domain/wire/namespace.ts";
 import { beginNamespaceDeletion } from "../../shared/workflows/deletion/requests.ts";
 
 /**
  * Marks the namespace DELETING and queues the cascade. It stays listed, with that status, until
  * everything in it is gone; a second delete meanwhile is a 409.
  */
-export const handler = httpHandler({ path: namespacePath, namespace: "any" }, async ({ namespace }) =>
+export const handler = httpHandler(routes.deleteNamespace, async ({ namespace }) =>
   ok(namespaceToWire(await beginNamespaceDeletion(namespace))),
 );

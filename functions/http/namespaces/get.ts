@@ -1,7 +1,7 @@
 import { httpHandler, ok } from "../../shared/http/handler.ts";
-import { namespacePath } from "../../shared/domain/params.ts";
-import { namespaceToWire } from "../../shared/domain/namespace.ts";
+import * as routes from "./routes.ts";
+import { namespaceToWire } from "../../shared/domain/wire/namespace.ts";
 
-export const handler = httpHandler({ path: namespacePath, namespace: "any" }, async ({ namespace }) =>
+export const handler = httpHandler(routes.getNamespace, async ({ namespace }) =>
   ok(namespaceToWire(namespace)),
 );

@@ -1,9 +1,10 @@
 import { httpHandler, ok } from "../../shared/http/handler.ts";
+import * as routes from "./routes.ts";
 import { listNamespaces } from "../../shared/workflows/namespaces.ts";
-import { namespaceToWire } from "../../shared/domain/namespace.ts";
+import { namespaceToWire } from "../../shared/domain/wire/namespace.ts";
 
 /** listNamespaces: every namespace of the caller's organization, oldest first. */
-export const handler = httpHandler({}, async ({ auth }) => {
+export const handler = httpHandler(routes.listNamespaces, async ({ auth }) => {
   const namespaces = await listNamespaces(auth.organizationId);
   return ok(namespaces.map(namespaceToWire));
 });

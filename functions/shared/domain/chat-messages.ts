@@ -17,3 +17,7 @@ export interface ToolCall {
   name: string;
   input: unknown;
 }
+
+/** Why a model stopped answering: the llm/ port reports it, and the chat answer carries it on the wire. */
+export const FINISH_REASONS = ["stop", "length", "content-filter", "tool-calls", "error", "other"] as const;
+export type FinishReason = (typeof FINISH_REASONS)[number];

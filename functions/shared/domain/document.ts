@@ -80,26 +80,3 @@ export interface DocumentRecord {
   statusBeforeDelete?: Status | null;
 }
 
-export function documentToWire(record: DocumentRecord, source: DocumentSource) {
-  return {
-    id: record.id,
-    ingestJobId: record.ingestJobId,
-    name: record.name,
-    tenantId: record.tenantId,
-    status: record.status,
-    error: record.error,
-    source,
-    properties: record.properties,
-    config: record.config,
-    totalChunks: record.totalChunks,
-    totalTokens: record.totalTokens,
-    totalCharacters: record.totalCharacters,
-    totalPages: record.totalPages,
-    createdAt: record.createdAt,
-    queuedAt: record.queuedAt,
-    preProcessingAt: record.preProcessingAt,
-    processingAt: record.processingAt,
-    completedAt: record.completedAt,
-    failedAt: record.failedAt,
-  };
-}

@@ -134,7 +134,8 @@ export type HostingPatch = z.output<typeof updateHostingBody>;
 
 export interface HostingRecord {
   namespaceId: string;
-  title: string | null;
+  /** Always set (the namespace's name at first; an update may change it, never clear it). */
+  title: string;
   slug: string;
   logo: string | null;
   ogTitle: string | null;
@@ -162,32 +163,6 @@ export interface HostingRecord {
 }
 
 export type StoredLlmConfig = { model: string } | LlmConfig;
-
-export const HOSTING_FIELDS = [
-  "namespaceId",
-  "title",
-  "slug",
-  "logo",
-  "ogTitle",
-  "ogDescription",
-  "ogImage",
-  "systemPrompt",
-  "exampleQuestions",
-  "exampleSearchQueries",
-  "welcomeMessage",
-  "citationMetadataPath",
-  "searchEnabled",
-  "rerankConfig",
-  "llmConfig",
-  "topK",
-  "protected",
-  "allowedEmails",
-  "allowedEmailDomains",
-  "chatMode",
-  "mcpEnabled",
-  "createdAt",
-  "updatedAt",
-] as const satisfies readonly (keyof HostingRecord)[];
 
 export function newHosting(namespace: { id: string; name: string; slug: string }, slugSuffix: string, now: string): HostingRecord {
   return {
@@ -249,12 +224,3 @@ export function hostingChatModel(hosting: Pick<HostingRecord, "llmConfig">): Llm
   return isLlmConfig(hosting.llmConfig) ? hosting.llmConfig : undefined;
 }
 
-/** The hosting as callers see it: every field, the chat model's key masked. */
-export function hostingToWire(record: HostingRecord): HostingRecord {
-  const wire = {} as Record<string, unknown>;
-  for (const field of HOSTING_FIELDS) wire[field] = record[field];
-  wire.llmConfig = withMaskedKey(record.llmConfig as StoredLlmConfig & { apiKey?: string });
-  wire.chatMode = record.chatMode ?? "single-shot";
-  wire.mcpEnabled = record.mcpEnabled ?? false;
-  return wire as unknown as HostingRecord;
-}

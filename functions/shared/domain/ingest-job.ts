@@ -134,22 +134,3 @@ export function payloadItems(payload: IngestPayload): PayloadItem[] {
   return payload.type === "BATCH" ? payload.items : [payload];
 }
 
-export function jobToWire(record: IngestJobRecord, payload: IngestPayload) {
-  return {
-    id: record.id,
-    namespaceId: record.namespaceId,
-    tenantId: record.tenantId,
-    externalId: record.externalId,
-    name: record.name,
-    status: record.status,
-    error: record.error,
-    payload,
-    config: record.config,
-    createdAt: record.createdAt,
-    queuedAt: record.queuedAt,
-    preProcessingAt: record.preProcessingAt,
-    processingAt: record.processingAt,
-    completedAt: record.completedAt,
-    failedAt: record.failedAt,
-  };
-}

@@ -98,17 +98,3 @@ export function defaultEmbeddingConfig(provider: string): EmbeddingConfig {
   return { provider: chosen, model: defaultModel(chosen) } as EmbeddingConfig;
 }
 
-/** The namespace as callers see it: provider credentials masked, never echoed. */
-export function namespaceToWire(record: NamespaceRecord) {
-  return {
-    id: record.id,
-    name: record.name,
-    slug: record.slug,
-    organizationId: record.organizationId,
-    createdAt: record.createdAt,
-    status: record.status,
-    embeddingConfig: withMaskedKey(record.embeddingConfig as EmbeddingConfig & { apiKey?: string }),
-    vectorStoreConfig: record.vectorStoreConfig,
-    ...(record.rerankingConfig ? { rerankingConfig: withMaskedKey(record.rerankingConfig) } : {}),
-  };
-}

@@ -8,55 +8,28 @@ import { errorEnvelope, JSON_CONTENT_TYPE } from "./envelope.ts";
 import { invalidRequest, unprocessable } from "../domain/errors.ts";
 import { errorReply, HttpError } from "./error-mapping.ts";
 import { logger } from "../platform/logger.ts";
-import { loadNamespaceForOrganization, type NamespaceAccess } from "../workflows/namespaces.ts";
+import { loadNamespaceForOrganization } from "../workflows/namespaces.ts";
 import type { NamespaceRecord } from "../domain/namespace.ts";
+import type { Reply, ReplyFor, RouteContract, RouteRequest } from "./contract.ts";
+
+export type { Reply };
 
 export interface AuthContext {
   organizationId: string;
   keyId: string;
 }
 
-export interface Reply {
-  status: number;
-  data: unknown;
-  extra?: Record<string, unknown>;
-  headers?: Record<string, string>;
-  /** A body sent as is instead of the success envelope (the OpenAPI document, the reference page); `headers` name its type. */
-  raw?: string;
-  /** A body written as it is produced (handlers built with `stream: true` only); `headers` name its type. */
-  stream?: AsyncIterable<string>;
+/** A 200 with `data` in the success envelope (and `extra` beside it: a list's `pagination`). */
+export function ok<T>(data: T): Reply<T, 200> & { extra?: undefined };
+export function ok<T, E extends Record<string, unknown>>(data: T, extra: E): Reply<T, 200> & { extra: E };
+export function ok(data: unknown, extra?: Record<string, unknown>): Reply {
+  return { status: 200, data, extra };
 }
 
-export const ok = (data: unknown, extra?: Record<string, unknown>): Reply => ({ status: 200, data, extra });
-export const created = (data: unknown): Reply => ({ status: 201, data });
+export const created = <T>(data: T): Reply<T, 201> & { extra?: undefined } => ({ status: 201, data });
 
-type Schema = z.ZodMiniType;
 type Out<S> = S extends z.ZodMiniType ? z.output<S> : undefined;
-
-export interface HandlerSpec<P extends Schema | undefined, Q extends Schema | undefined, B extends Schema | undefined> {
-  /** Path parameters; a failure is a 400 (a malformed id is a bad request, not a bad document). */
-  path?: P;
-  /** Query string; a failure is a 422 naming the parameter. */
-  query?: Q;
-  /** JSON body; invalid JSON is a 400, a schema failure a 422 naming the field. */
-  body?: B;
-  /** How the body is encoded: JSON (the API), or an HTML form's `application/x-www-form-urlencoded`. */
-  bodyFormat?: "json" | "form";
-  /** Honour `x-tenant-id`. Routes that do not scope by tenant ignore the header. */
-  tenant?: boolean;
-  /**
-   * Resolve `{namespaceId}` for the caller's organization before anything else is validated:
-   * `active` refuses a namespace that is being deleted (409), `any` accepts it.
-   */
-  namespace?: NamespaceAccess;
-  /** Served without the authorizer (the OpenAPI document and reference page): no organization is known. */
-  public?: boolean;
-  /**
-   * Lambda response streaming (the route's integration streams, lib/routes.ts `streams`): the reply
-   * may carry a `stream`, written as it is produced. Errors before it starts are the usual envelope.
-   */
-  stream?: boolean;
-}
+type PartOf<R, K extends "path" | "query" | "body"> = R extends { [P in K]: infer S } ? Out<S> : undefined;
 
 export interface HttpRequest<P, Q, B> {
   path: P;
@@ -72,17 +45,19 @@ export interface HttpRequest<P, Q, B> {
 const TENANT_PATTERN = /^[A-Za-z0-9]{1,64}$/;
 
 /**
- * The one middy stack every HTTP handler is built with. Validation runs in a fixed order, so the
- * same bad request always gets the same error: path (400), tenant header (400), namespace
+ * The one middy stack every HTTP handler is built with, from its route's contract: the request it
+ * validates, and the reply the contract's response allows (the wire type of its component, the
+ * status; checked by the compiler only, nothing at run time). Validation runs in a fixed order, so
+ * the same bad request always gets the same error: path (400), tenant header (400), namespace
  * (404/403/409), body JSON (400), query (422), body schema (422); a string that is not well-formed
- * UTF-16 fails its part like a schema failure, naming the field. Every failure, expected or not, leaves as
- * the error envelope.
+ * UTF-16 fails its part like a schema failure, naming the field. Every failure, expected or not,
+ * leaves as the error envelope.
  */
-export function httpHandler<
-  P extends Schema | undefined = undefined,
-  Q extends Schema | undefined = undefined,
-  B extends Schema | undefined = undefined,
->(spec: HandlerSpec<P, Q, B>, fn: (request: HttpRequest<Out<P>, Out<Q>, Out<B>>) => Promise<Reply>) {
+export function httpHandler<C extends RouteContract>(
+  contract: C,
+  fn: (request: HttpRequest<PartOf<C["request"], "path">, PartOf<C["request"], "query">, PartOf<C["request"], "body">>) => Promise<ReplyFor<C["response"]>>,
+) {
+  const spec: RouteRequest = contract.request;
   const core = async (event: APIGatewayProxyEvent, context: Context): Promise<APIGatewayProxyResult> => {
     const auth = spec.public ? { organizationId: "", keyId: "" } : readAuthContext(event);
     const path = spec.path ? parseWith(spec.path, event.pathParameters ?? {}, "bad_request") : undefined;
@@ -93,10 +68,10 @@ export function httpHandler<
     const rawBody = spec.body ? (spec.bodyFormat === "form" ? readFormBody(event) : readJsonBody(event)) : undefined;
     const query = spec.query ? parseWith(spec.query, event.queryStringParameters ?? {}, "unprocessable_entity") : undefined;
     const body = spec.body ? parseWith(spec.body, rawBody, "unprocessable_entity") : undefined;
-    const reply = await fn({
-      path: path as Out<P>,
-      query: query as Out<Q>,
-      body: body as Out<B>,
+    const reply: Reply = await fn({
+      path: path as PartOf<C["request"], "path">,
+      query: query as PartOf<C["request"], "query">,
+      body: body as PartOf<C["request"], "body">,
       auth,
       tenantId,
       namespace,
@@ -110,20 +85,9 @@ export function httpHandler<
       body: reply.stream && spec.stream ? (Readable.from(reply.stream) as unknown as string) : (reply.raw ?? JSON.stringify({ success: true, data: reply.data, ...reply.extra })),
     };
   };
-  const contract = { contract: spec as HandlerSpec<Schema | undefined, Schema | undefined, Schema | undefined> };
-  if (spec.stream && !lambdaRuntimeStreams()) {
-    // Imported outside Lambda (the OpenAPI build, cdk synth): only the contract is read.
-    const unavailable = () => Promise.reject(new Error("response streaming needs the Lambda runtime (or the local stack's)"));
-    return Object.assign(unavailable, contract);
-  }
   const handler = middy(core, { streamifyResponse: spec.stream === true }).use(injectLambdaContext(logger, { resetKeys: true })).use(errorEnvelopeMiddleware());
-  // The request schemas travel with the handler: the OpenAPI document (lib/openapi/) reads them from here.
-  return Object.assign(handler, contract);
-}
-
-/** Lambda's Node.js runtime (and the local gateway, local/response-streaming.ts) provide `awslambda.streamifyResponse`. */
-function lambdaRuntimeStreams(): boolean {
-  return typeof (globalThis as { awslambda?: { streamifyResponse?: unknown } }).awslambda?.streamifyResponse === "function";
+  // Which contract it was built from: a test checks it is one its route table row lists.
+  return Object.assign(handler, { contract: contract as RouteContract });
 }
 
 /** Maps anything a handler throws to the envelope; unexpected errors are logged and hidden. */

@@ -5,7 +5,7 @@ import type { APIGatewayProxyEvent } from "aws-lambda";
 import { isDomainError } from "../domain/errors.ts";
 import { logger } from "../platform/logger.ts";
 import { type McpTool, ToolInputError } from "../workflows/mcp-common.ts";
-import type { Reply } from "./handler.ts";
+import type { RawReply } from "./contract.ts";
 
 /**
  * One MCP exchange over Streamable HTTP, stateless: a fresh server and transport per request, JSON
@@ -13,7 +13,7 @@ import type { Reply } from "./handler.ts";
  * organization's key) and a hosted page's `/hosted/{slug}/mcp` (its public namespace), each with
  * its tools and the context they run in.
  */
-export async function serveMcp<C>(event: APIGatewayProxyEvent, tools: McpTool<C>[], context: C, instructions: string): Promise<Reply> {
+export async function serveMcp<C>(event: APIGatewayProxyEvent, tools: McpTool<C>[], context: C, instructions: string): Promise<RawReply> {
   if (event.httpMethod !== "POST") return { status: 405, data: null, raw: JSON.stringify(METHOD_NOT_ALLOWED), headers: { allow: "POST" } };
   const server = new Server({ name: "knowledge-ingestion-service", version: "1.0.0" }, { capabilities: { tools: {} }, instructions });
   server.setRequestHandler(ListToolsRequestSchema, () => ({

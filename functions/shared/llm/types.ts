@@ -2,9 +2,9 @@
  * The language-model port used by chat: a model that streams its answer to a conversation.
  * One module per provider under llm/providers/ exports `create`; llm/registry.ts loads them.
  */
-import type { ChatMessage, ToolCall } from "../domain/chat-messages.ts";
+import { FINISH_REASONS, type FinishReason, type ChatMessage, type ToolCall } from "../domain/chat-messages.ts";
 
-export type { ChatMessage, ToolCall };
+export { FINISH_REASONS, type FinishReason, type ChatMessage, type ToolCall };
 
 /** A tool the model may call: its name, what it does and a JSON Schema (an object) of its input. */
 export interface ToolSpec {
@@ -13,8 +13,6 @@ export interface ToolSpec {
   inputSchema: Record<string, unknown>;
 }
 
-export const FINISH_REASONS = ["stop", "length", "content-filter", "tool-calls", "error", "other"] as const;
-export type FinishReason = (typeof FINISH_REASONS)[number];
 
 export type ChatDelta =
   | { type: "text"; text: string }

@@ -1,9 +1,11 @@
 import { loadDocumentForRequest } from "../db/documents.ts";
 import { getHosting } from "../db/hosting.ts";
 import { listNamespaces, loadNamespaceForOrganization } from "../db/namespaces.ts";
-import { createIngestJobBody, jobToWire } from "../domain/ingest-job.ts";
+import { createIngestJobBody } from "../domain/ingest-job.ts";
+import { jobToWire } from "../domain/wire/ingest-job.ts";
 import { documentListQuery } from "../domain/list-query.ts";
-import { namespaceToWire, type NamespaceRecord } from "../domain/namespace.ts";
+import type { NamespaceRecord } from "../domain/namespace.ts";
+import { namespaceToWire } from "../domain/wire/namespace.ts";
 import { expansionInput, searchBody } from "../domain/search.ts";
 import * as z from "../platform/zod.ts";
 import { expandHits } from "./expansion.ts";

@@ -1,20 +1,20 @@
-import * as z from "../platform/zod.ts";
-import { LLM_PROVIDER_IDS } from "../domain/catalogs/llm-providers.ts";
-import { FINISH_REASONS } from "../llm/types.ts";
-import { EMBEDDING_PROVIDER_IDS } from "../domain/catalogs/embedding-providers.ts";
-import { RERANKING_PROVIDER_IDS } from "../domain/catalogs/reranking-providers.ts";
-import { ERROR_STATUS } from "./envelope.ts";
-import { ingestConfig } from "../domain/ingest-config.ts";
-import { ingestPayload } from "../domain/ingest-job.ts";
-import { VECTOR_STORE_PROVIDERS } from "../domain/namespace.ts";
-import { STATUSES } from "../domain/statuses.ts";
-import { CHAT_MODES } from "../domain/hosting.ts";
+import * as z from "../../platform/zod.ts";
+import { LLM_PROVIDER_IDS } from "../catalogs/llm-providers.ts";
+import { FINISH_REASONS } from "../chat-messages.ts";
+import { EMBEDDING_PROVIDER_IDS } from "../catalogs/embedding-providers.ts";
+import { RERANKING_PROVIDER_IDS } from "../catalogs/reranking-providers.ts";
+import { ingestConfig } from "../ingest-config.ts";
+import { ingestPayload } from "../ingest-job.ts";
+import { VECTOR_STORE_PROVIDERS } from "../namespace.ts";
+import { STATUSES } from "../statuses.ts";
+import { CHAT_MODES } from "../hosting.ts";
 
 /**
  * What the API answers, as schemas: the response half of the published contract (the request half
- * is the schemas the handlers validate with). Nothing at run time parses responses with these; the
- * OpenAPI document is built from them (lib/openapi/) and the integration suite checks every real
- * response against that document, so they cannot drift from what the handlers send.
+ * is the schemas the route contracts name, functions/http/<feature>/routes.ts). Nothing at run time
+ * parses responses with these: the OpenAPI document is built from them (lib/openapi/), the mappers
+ * beside them (./*.ts) and the handlers' replies are typed by them (`import type`, so no function
+ * bundles them), and the integration suite checks every real response against the document.
  */
 
 const timestamp = z.string().check(z.iso.datetime());
@@ -141,7 +141,6 @@ export const searchResultWire = z.strictObject({
   passage: z.optional(passageWire),
 });
 
-
 export const hostedHitWire = z.strictObject({
   id: z.string(),
   text: z.string(),
@@ -177,7 +176,6 @@ export const chatAnswerWire = z.strictObject({
   ),
 });
 
-
 export const signInRequestedWire = z.strictObject({ message: z.string() });
 
 export const paginationWire = z.strictObject({
@@ -186,11 +184,23 @@ export const paginationWire = z.strictObject({
   hasMore: z.boolean(),
 });
 
-export const errorEnvelopeWire = z.strictObject({
-  success: z.literal(false),
-  error: z.strictObject({
-    code: z.enum(Object.keys(ERROR_STATUS) as [keyof typeof ERROR_STATUS, ...(keyof typeof ERROR_STATUS)[]]),
-    message: z.string(),
-    doc_url: z.optional(z.string()),
-  }),
-});
+/** The response schemas the OpenAPI document names (`#/components/schemas/<name>`), in its order; route contracts name them. */
+export const WIRE_COMPONENTS = {
+  Namespace: namespaceWire,
+  Hosting: hostingWire,
+  UploadTarget: uploadTargetWire,
+  IngestJob: ingestJobWire,
+  ReingestResult: reingestWire,
+  Document: documentWire,
+  DownloadUrl: downloadUrlWire,
+  SearchResult: searchResultWire,
+  HostedHit: hostedHitWire,
+  HostedSearchHit: hostedSearchHitWire,
+  ChatAnswer: chatAnswerWire,
+  SignInRequested: signInRequestedWire,
+};
+
+export type ComponentName = keyof typeof WIRE_COMPONENTS;
+/** What the API sends for a component: the schema's output, as the document describes it. */
+export type Wire<N extends ComponentName> = z.output<(typeof WIRE_COMPONENTS)[N]>;
+export type Pagination = z.output<typeof paginationWire>;
