@@ -8,16 +8,41 @@ import type { QueueName } from "../functions/shared/queue/names.ts";
 import type { OwnedItem } from "../functions/shared/db/dynamo/keys.ts";
 import type { VectorOperation } from "../functions/shared/vector-store/registry.ts";
 import type { HttpMethod, RouteContract } from "../functions/shared/http/contract.ts";
-import * as chat from "../functions/http/chat/routes.ts";
-import * as docs from "../functions/http/docs/routes.ts";
-import * as documents from "../functions/http/documents/routes.ts";
-import * as hosted from "../functions/http/hosted/routes.ts";
-import * as hosting from "../functions/http/hosting/routes.ts";
-import * as ingestJobs from "../functions/http/ingest-jobs/routes.ts";
-import * as mcp from "../functions/http/mcp/routes.ts";
-import * as namespaces from "../functions/http/namespaces/routes.ts";
-import * as search from "../functions/http/search/routes.ts";
-import * as uploads from "../functions/http/uploads/routes.ts";
+
+import { chat } from "../functions/http/chat/chat.route.ts";
+import { getOpenApiDocument } from "../functions/http/docs/openapi.route.ts";
+import { getApiReference } from "../functions/http/docs/reference.route.ts";
+import { createChunksDownloadUrl } from "../functions/http/documents/chunks-download-url.route.ts";
+import { deleteDocument } from "../functions/http/documents/delete.route.ts";
+import { createFileDownloadUrl } from "../functions/http/documents/file-download-url.route.ts";
+import { getDocument } from "../functions/http/documents/get.route.ts";
+import { listDocuments } from "../functions/http/documents/list.route.ts";
+import { chatHostedPage } from "../functions/http/hosted/chat.route.ts";
+import { getHostedDocumentFile } from "../functions/http/hosted/document-file.route.ts";
+import { mcpHostedPage, mcpHostedPageEventStream } from "../functions/http/hosted/mcp.route.ts";
+import { getHostedPage } from "../functions/http/hosted/page.route.ts";
+import { searchHostedPage } from "../functions/http/hosted/search.route.ts";
+import { completeHostedPageSignIn } from "../functions/http/hosted/session.route.ts";
+import { openHostedPageSignInLink } from "../functions/http/hosted/sign-in-link.route.ts";
+import { requestHostedPageSignIn } from "../functions/http/hosted/sign-in.route.ts";
+import { deleteHosting } from "../functions/http/hosting/delete.route.ts";
+import { enableHosting } from "../functions/http/hosting/enable.route.ts";
+import { getHosting } from "../functions/http/hosting/get.route.ts";
+import { updateHosting, replaceHosting } from "../functions/http/hosting/update.route.ts";
+import { createIngestJob } from "../functions/http/ingest-jobs/create.route.ts";
+import { deleteIngestJob } from "../functions/http/ingest-jobs/delete.route.ts";
+import { getIngestJob } from "../functions/http/ingest-jobs/get.route.ts";
+import { listIngestJobs } from "../functions/http/ingest-jobs/list.route.ts";
+import { reingestJob } from "../functions/http/ingest-jobs/re-ingest.route.ts";
+import { mcp, mcpEventStream } from "../functions/http/mcp/mcp.route.ts";
+import { createNamespace } from "../functions/http/namespaces/create.route.ts";
+import { deleteNamespace } from "../functions/http/namespaces/delete.route.ts";
+import { getNamespace } from "../functions/http/namespaces/get.route.ts";
+import { listNamespaces } from "../functions/http/namespaces/list.route.ts";
+import { updateNamespace, replaceNamespace } from "../functions/http/namespaces/update.route.ts";
+import { search } from "../functions/http/search/search.route.ts";
+import { createUploads } from "../functions/http/uploads/create-batch.route.ts";
+import { createUpload } from "../functions/http/uploads/create.route.ts";
 
 export type { HttpMethod, QueueName, RouteContract };
 
@@ -78,140 +103,140 @@ const ROWS: HttpFunctionRow[] = [
   {
     id: "ListNamespaces",
     entry: "functions/http/namespaces/list.ts",
-    routes: [namespaces.listNamespaces],
+    routes: [listNamespaces],
     access: { table: "read" },
   },
   {
     id: "CreateNamespace",
     entry: "functions/http/namespaces/create.ts",
-    routes: [namespaces.createNamespace],
+    routes: [createNamespace],
     access: { table: "readWrite" },
   },
   {
     id: "GetNamespace",
     entry: "functions/http/namespaces/get.ts",
-    routes: [namespaces.getNamespace],
+    routes: [getNamespace],
     access: { table: "read" },
   },
   {
     id: "UpdateNamespace",
     entry: "functions/http/namespaces/update.ts",
-    routes: [namespaces.updateNamespace, namespaces.replaceNamespace],
+    routes: [updateNamespace, replaceNamespace],
     access: { table: "readWrite" },
   },
   {
     id: "DeleteNamespace",
     entry: "functions/http/namespaces/delete.ts",
-    routes: [namespaces.deleteNamespace],
+    routes: [deleteNamespace],
     access: { table: "readWrite", queues: ["delete"] },
   },
   {
     id: "GetHosting",
     entry: "functions/http/hosting/get.ts",
-    routes: [hosting.getHosting],
+    routes: [getHosting],
     access: { table: "read" },
   },
   {
     id: "EnableHosting",
     entry: "functions/http/hosting/enable.ts",
-    routes: [hosting.enableHosting],
+    routes: [enableHosting],
     access: { table: "readWrite" },
   },
   {
     id: "UpdateHosting",
     entry: "functions/http/hosting/update.ts",
-    routes: [hosting.updateHosting, hosting.replaceHosting],
+    routes: [updateHosting, replaceHosting],
     access: { table: "readWrite", choosesChatModel: true },
   },
   {
     id: "DeleteHosting",
     entry: "functions/http/hosting/delete.ts",
-    routes: [hosting.deleteHosting],
+    routes: [deleteHosting],
     access: { table: "readWrite" },
   },
   {
     id: "CreateUploadUrl",
     entry: "functions/http/uploads/create.ts",
-    routes: [uploads.createUpload],
+    routes: [createUpload],
     access: { table: "read", bucket: "put" },
   },
   {
     id: "CreateUploadUrls",
     entry: "functions/http/uploads/create-batch.ts",
-    routes: [uploads.createUploads],
+    routes: [createUploads],
     access: { table: "read", bucket: "put" },
   },
   {
     id: "CreateIngestJob",
     entry: "functions/http/ingest-jobs/create.ts",
-    routes: [ingestJobs.createIngestJob],
+    routes: [createIngestJob],
     access: { table: "readWrite", bucket: "readWrite", queues: ["ingest"], vectors: ["count"] },
   },
   {
     id: "ListIngestJobs",
     entry: "functions/http/ingest-jobs/list.ts",
-    routes: [ingestJobs.listIngestJobs],
+    routes: [listIngestJobs],
     // Writes only the cursor-signing secret, once, on first use.
     access: { table: "readWrite", bucket: "read" },
   },
   {
     id: "GetIngestJob",
     entry: "functions/http/ingest-jobs/get.ts",
-    routes: [ingestJobs.getIngestJob],
+    routes: [getIngestJob],
     access: { table: "read", bucket: "read" },
   },
   {
     id: "DeleteIngestJob",
     entry: "functions/http/ingest-jobs/delete.ts",
-    routes: [ingestJobs.deleteIngestJob],
+    routes: [deleteIngestJob],
     access: { table: "readWrite", bucket: "read", queues: ["delete"] },
   },
   {
     id: "ReingestJob",
     entry: "functions/http/ingest-jobs/re-ingest.ts",
-    routes: [ingestJobs.reingestJob],
+    routes: [reingestJob],
     access: { table: "readWrite", queues: ["ingest"] },
   },
   {
     id: "DeleteDocument",
     entry: "functions/http/documents/delete.ts",
-    routes: [documents.deleteDocument],
+    routes: [deleteDocument],
     access: { table: "readWrite", bucket: "read", queues: ["delete"] },
   },
   {
     id: "ListDocuments",
     entry: "functions/http/documents/list.ts",
-    routes: [documents.listDocuments],
+    routes: [listDocuments],
     access: { table: "readWrite", bucket: "read" },
   },
   {
     id: "GetDocument",
     entry: "functions/http/documents/get.ts",
-    routes: [documents.getDocument],
+    routes: [getDocument],
     access: { table: "read", bucket: "read" },
   },
   {
     id: "CreateFileDownloadUrl",
     entry: "functions/http/documents/file-download-url.ts",
-    routes: [documents.createFileDownloadUrl],
+    routes: [createFileDownloadUrl],
     access: { table: "read", bucket: "read" },
   },
   {
     id: "CreateChunksDownloadUrl",
     entry: "functions/http/documents/chunks-download-url.ts",
-    routes: [documents.createChunksDownloadUrl],
+    routes: [createChunksDownloadUrl],
     access: { table: "read", bucket: "read" },
   },
   {
     id: "Search",
     entry: "functions/http/search/search.ts",
-    routes: [search.search],
+    routes: [search],
     access: { table: "read", bucket: "read", vectors: ["query"], embeds: true, reranks: true },
   },
   {
     id: "Chat",
     entry: "functions/http/chat/chat.ts",
-    routes: [chat.chat],
+    routes: [chat],
     // Reads the hosting for the namespace's model and prompt.
     access: { table: "read", bucket: "read", vectors: ["query"], embeds: true, reranks: true, chats: true },
     timeoutSeconds: CHAT_TIMEOUT_SECONDS,
@@ -219,7 +244,7 @@ const ROWS: HttpFunctionRow[] = [
   {
     id: "Mcp",
     entry: "functions/http/mcp/mcp.ts",
-    routes: [mcp.mcp, mcp.mcpEventStream],
+    routes: [mcp, mcpEventStream],
     // Its tools search (and expand), list and read documents, and ingest (as the routes that do each).
     access: { table: "readWrite", bucket: "readWrite", queues: ["ingest"], vectors: ["query", "count"], embeds: true, reranks: true },
     timeoutSeconds: 29,
@@ -227,67 +252,67 @@ const ROWS: HttpFunctionRow[] = [
   {
     id: "OpenApiDocument",
     entry: "functions/http/docs/openapi.ts",
-    routes: [docs.getOpenApiDocument],
+    routes: [getOpenApiDocument],
     access: {},
   },
   {
     id: "ApiReference",
     entry: "functions/http/docs/reference.ts",
-    routes: [docs.getApiReference],
+    routes: [getApiReference],
     access: {},
   },
   {
     id: "HostedPage",
     entry: "functions/http/hosted/page.ts",
-    routes: [hosted.getHostedPage],
+    routes: [getHostedPage],
     // Creates the session-signing secret on first use.
     access: { table: "readWrite", writesOnly: ["serviceSecret"] },
   },
   {
     id: "HostedSignIn",
     entry: "functions/http/hosted/sign-in.ts",
-    routes: [hosted.requestHostedPageSignIn],
+    routes: [requestHostedPageSignIn],
     // Counts the visitor's requests and queues every one for the mail worker (functions/workers/mail.ts).
     access: { table: "readWrite", writesOnly: ["rateWindow"], queues: ["mail"] },
   },
   {
     id: "HostedSignInLink",
     entry: "functions/http/hosted/sign-in-link.ts",
-    routes: [hosted.openHostedPageSignInLink],
+    routes: [openHostedPageSignInLink],
     access: { table: "read" },
   },
   {
     id: "HostedSession",
     entry: "functions/http/hosted/session.ts",
-    routes: [hosted.completeHostedPageSignIn],
+    routes: [completeHostedPageSignIn],
     // Uses up the sign-in link (and its pending mark); signs with the session secret, created on first use.
     access: { table: "readWrite", writesOnly: ["signIn", "serviceSecret"] },
   },
   {
     id: "HostedSearch",
     entry: "functions/http/hosted/search.ts",
-    routes: [hosted.searchHostedPage],
+    routes: [searchHostedPage],
     // Writes only its rate-limit counters, and the session secret on first use.
     access: { table: "readWrite", writesOnly: ["rateWindow", "serviceSecret"], bucket: "read", vectors: ["query"], embeds: true, reranks: true },
   },
   {
     id: "HostedDocumentFile",
     entry: "functions/http/hosted/document-file.ts",
-    routes: [hosted.getHostedDocumentFile],
+    routes: [getHostedDocumentFile],
     // Writes only its rate-limit counters (and the session key, as the search tab); reads the object's head and signs a GET of it.
     access: { table: "readWrite", writesOnly: ["rateWindow", "serviceSecret"], bucket: "read" },
   },
   {
     id: "HostedMcp",
     entry: "functions/http/hosted/mcp.ts",
-    routes: [hosted.mcpHostedPage, hosted.mcpHostedPageEventStream],
+    routes: [mcpHostedPage, mcpHostedPageEventStream],
     // Writes only its rate-limit counters (and the session key, as the search tab).
     access: { table: "readWrite", writesOnly: ["rateWindow", "serviceSecret"], bucket: "read", vectors: ["query"], embeds: true, reranks: true },
   },
   {
     id: "HostedChat",
     entry: "functions/http/hosted/chat.ts",
-    routes: [hosted.chatHostedPage],
+    routes: [chatHostedPage],
     // Writes only its rate-limit counters, and the session secret on first use.
     access: { table: "readWrite", writesOnly: ["rateWindow", "serviceSecret"], bucket: "read", vectors: ["query"], embeds: true, reranks: true, chats: true },
     timeoutSeconds: CHAT_TIMEOUT_SECONDS,

@@ -1,5 +1,5 @@
 import { httpHandler, ok } from "../../shared/http/handler.ts";
-import * as routes from "./routes.ts";
+import * as route from "./chat.route.ts";
 import { UI_MESSAGE_STREAM_HEADERS, uiMessageStream } from "../../shared/http/ui-message-stream.ts";
 import { answerCaller, wholeAnswer } from "../../shared/workflows/chat.ts";
 
@@ -8,7 +8,7 @@ import { answerCaller, wholeAnswer } from "../../shared/workflows/chat.ts";
  * tenant), streamed as the AI SDK's UI message stream, or with `stream: false` as one JSON answer.
  */
 export const handler = httpHandler(
-  routes.chat,
+  route.chat,
   async ({ namespace, tenantId, body }) => {
     const answer = await answerCaller(namespace, tenantId, body);
     const headers = { "x-chat-model": answer.model, ...(answer.rerank ? { "x-rerank": answer.rerank.status } : {}) };

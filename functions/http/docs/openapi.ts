@@ -1,11 +1,11 @@
 import { httpHandler } from "../../shared/http/handler.ts";
-import * as routes from "./routes.ts";
+import * as route from "./openapi.route.ts";
 import document from "./openapi.json" with { type: "json" };
 
 const body = JSON.stringify(document);
 
 /** The API's OpenAPI 3.1 document, without a key: what generated clients and the reference page read. */
-export const handler = httpHandler(routes.getOpenApiDocument, async () => ({
+export const handler = httpHandler(route.getOpenApiDocument, async () => ({
   status: 200,
   data: null,
   raw: body,

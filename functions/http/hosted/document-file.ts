@@ -1,5 +1,5 @@
 import { httpHandler } from "../../shared/http/handler.ts";
-import * as routes from "./routes.ts";
+import * as route from "./document-file.route.ts";
 import { admitVisit } from "../../shared/http/hosted/request.ts";
 import { pageSourceFileUrl } from "../../shared/workflows/hosted/files.ts";
 
@@ -8,7 +8,7 @@ import { pageSourceFileUrl } from "../../shared/workflows/hosted/files.ts";
  * untenanted documents of the page's namespace only. Admitted and counted as a search, so a
  * protected page's files need its session and the page's limits bound how many links are signed.
  */
-export const handler = httpHandler(routes.getHostedDocumentFile, async ({ path, event }) => {
+export const handler = httpHandler(route.getHostedDocumentFile, async ({ path, event }) => {
   const url = await pageSourceFileUrl(await admitVisit(path.slug, event, "search"), path.documentId);
   return { status: 302, data: null, raw: "", headers: { location: url, "cache-control": "no-store", "content-type": "text/plain; charset=utf-8" } };
 });

@@ -1,6 +1,6 @@
 import { notFound } from "../../shared/domain/errors.ts";
 import { httpHandler } from "../../shared/http/handler.ts";
-import * as routes from "./routes.ts";
+import * as route from "./mcp.route.ts";
 import { admitVisit } from "../../shared/http/hosted/request.ts";
 import { serveMcp } from "../../shared/http/mcp-server.ts";
 import { PAGE_MCP_TOOLS } from "../../shared/workflows/hosted/mcp.ts";
@@ -11,7 +11,7 @@ import { publishedPage } from "../../shared/workflows/hosted/page.ts";
  * page (a protected page admits only a signed-in visitor's session cookie), and every request
  * counts against the page's search limits.
  */
-export const handler = httpHandler(routes.mcpHostedPage, async ({ path, event }) => {
+export const handler = httpHandler(route.mcpHostedPage, async ({ path, event }) => {
   if (!(await publishedPage(path.slug)).hosting.mcpEnabled) throw notFound(`No MCP server on the page ${path.slug}.`);
   const page = await admitVisit(path.slug, event, "search");
   return serveMcp(event, PAGE_MCP_TOOLS, page, `Documents published on the page "${page.hosting.title ?? path.slug}". Search them and cite results by their citation; expand reads around a chunk.`);

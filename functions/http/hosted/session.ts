@@ -1,6 +1,6 @@
 import { forbidden } from "../../shared/domain/errors.ts";
 import { headerValue, httpHandler } from "../../shared/http/handler.ts";
-import * as routes from "./routes.ts";
+import * as route from "./session.route.ts";
 import { html } from "../../shared/http/html.ts";
 import { pagePath, pageUrl, sessionCookie } from "../../shared/http/hosted/request.ts";
 import { publishedPage } from "../../shared/workflows/hosted/page.ts";
@@ -11,7 +11,7 @@ import { completeSignIn } from "../../shared/workflows/hosted/sign-in.ts";
  * the session cookie and sends the visitor to the page. A post from another site is refused, so no
  * one can sign a visitor in under an address of theirs.
  */
-export const handler = httpHandler(routes.completeHostedPageSignIn, async ({ path, body, event }) => {
+export const handler = httpHandler(route.completeHostedPageSignIn, async ({ path, body, event }) => {
   const origin = headerValue(event, "origin");
   if (origin !== undefined && origin !== new URL(pageUrl(event, path.slug)).origin) throw forbidden("Sign in from the page the e-mailed link opens.");
   const page = await publishedPage(path.slug);

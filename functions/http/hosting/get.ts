@@ -1,8 +1,8 @@
 import { httpHandler, ok } from "../../shared/http/handler.ts";
-import * as routes from "./routes.ts";
+import * as route from "./get.route.ts";
 import { requireHosting } from "../../shared/workflows/hosted/hosting.ts";
 import { hostingToWire } from "../../shared/domain/wire/hosting.ts";
 
-export const handler = httpHandler(routes.getHosting, async ({ namespace }) =>
+export const handler = httpHandler(route.getHosting, async ({ namespace }) =>
   ok(hostingToWire(await requireHosting(namespace.id))),
 );

@@ -1,5 +1,5 @@
 import { httpHandler } from "../../shared/http/handler.ts";
-import * as routes from "./routes.ts";
+import * as route from "./mcp.route.ts";
 import { serveMcp } from "../../shared/http/mcp-server.ts";
 import { MCP_TOOLS } from "../../shared/workflows/mcp.ts";
 
@@ -8,7 +8,7 @@ import { MCP_TOOLS } from "../../shared/workflows/mcp.ts";
  * authorizer like every other route. GET (a server-sent event stream for server-initiated messages)
  * has nothing to serve without sessions: 405.
  */
-export const handler = httpHandler(routes.mcp, async ({ auth, tenantId, event }) =>
+export const handler = httpHandler(route.mcp, async ({ auth, tenantId, event }) =>
   serveMcp(event, MCP_TOOLS, { organizationId: auth.organizationId, tenantId }, INSTRUCTIONS),
 );
 

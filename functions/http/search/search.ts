@@ -1,12 +1,12 @@
 import { httpHandler, ok } from "../../shared/http/handler.ts";
-import * as routes from "./routes.ts";
+import * as route from "./search.route.ts";
 import { type RerankOutcome, rerankResults } from "../../shared/workflows/rerank.ts";
 import { search } from "../../shared/workflows/search.ts";
 import { expandHits } from "../../shared/workflows/expansion.ts";
 
 /** Semantic, keyword or hybrid search over one partition: the `x-tenant-id` tenant, or records without a tenant. */
 export const handler = httpHandler(
-  routes.search,
+  route.search,
   async ({ namespace, tenantId, body }) => {
     const { results, outcome } = await rerankResults(namespace, body, await search(namespace, tenantId, body));
     // After reranking: the reranker judges the hit itself, not the context around it.

@@ -7,28 +7,6 @@ const HOSTING = "/v1/namespace/{namespaceId}/hosting";
 const updateRequest = { path: namespacePath, namespace: "active", body: updateHostingBody } as const;
 const updateConflicts = "the slug is taken, or the configuration changed meanwhile";
 
-export const getHosting = {
-  operationId: "getHosting",
-  method: "GET",
-  path: HOSTING,
-  summary: "Get the hosting configuration",
-  tag: "Hosting",
-  request: { path: namespacePath, namespace: "any" },
-  response: { status: 200, data: "Hosting" },
-} as const satisfies RouteContract;
-
-/** The body is ignored (the agentset SDK sends `{}`). */
-export const enableHosting = {
-  operationId: "enableHosting",
-  method: "POST",
-  path: HOSTING,
-  summary: "Enable hosting",
-  tag: "Hosting",
-  conflicts: "hosting is already enabled",
-  request: { path: namespacePath, namespace: "active" },
-  response: { status: 201, data: "Hosting" },
-} as const satisfies RouteContract;
-
 export const updateHosting = {
   operationId: "updateHosting",
   method: "PATCH",
@@ -48,16 +26,5 @@ export const replaceHosting = {
   tag: "Hosting",
   conflicts: updateConflicts,
   request: updateRequest,
-  response: { status: 200, data: "Hosting" },
-} as const satisfies RouteContract;
-
-export const deleteHosting = {
-  operationId: "deleteHosting",
-  method: "DELETE",
-  path: HOSTING,
-  summary: "Delete the hosting configuration",
-  tag: "Hosting",
-  conflicts: "the configuration changed meanwhile",
-  request: { path: namespacePath, namespace: "any" },
   response: { status: 200, data: "Hosting" },
 } as const satisfies RouteContract;

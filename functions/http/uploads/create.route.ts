@@ -1,6 +1,6 @@
 import type { RouteContract } from "../../shared/http/contract.ts";
 import { namespacePath } from "../../shared/domain/params.ts";
-import { uploadBatchBody, uploadFile } from "../../shared/domain/uploads.ts";
+import { uploadFile } from "../../shared/domain/uploads.ts";
 
 export const createUpload = {
   operationId: "createUpload",
@@ -11,14 +11,4 @@ export const createUpload = {
   description: "PUT the file to `url` with the declared Content-Type and size; then ingest it as a MANAGED_FILE with `key`.",
   request: { path: namespacePath, namespace: "active", body: uploadFile },
   response: { status: 201, data: "UploadTarget" },
-} as const satisfies RouteContract;
-
-export const createUploads = {
-  operationId: "createUploads",
-  method: "POST",
-  path: "/v1/namespace/{namespaceId}/uploads/batch",
-  summary: "Presigned URLs for a batch of files",
-  tag: "Uploads",
-  request: { path: namespacePath, namespace: "active", body: uploadBatchBody },
-  response: { status: 201, data: "UploadTarget", list: true },
 } as const satisfies RouteContract;
