@@ -63,6 +63,19 @@ export const WORKFLOWS_ONLY: string[] = ["db"];
 /** The DynamoDB plumbing (client, keys, transactions, paging) beneath the repositories: only `db/` itself imports it. */
 export const DYNAMO_PLUMBING = "functions/shared/db/dynamo/";
 
+/**
+ * Route contracts (functions/http/<feature>/<name>.route.ts) are data the route table, the OpenAPI
+ * build and the local gateway read: they load core and platform modules only (schemas), and the
+ * rest of functions/ for its types alone.
+ */
+export const ROUTE_CONTRACT = /^functions\/http\/[^/]+\/[^/]+\.route\.ts$/;
+
+/**
+ * The response schemas: the OpenAPI build's to load. Functions name them for their types only, so
+ * no bundle carries them; the mappers beside them (domain/wire/*.ts) are typed by them this way.
+ */
+export const WIRE_SCHEMAS = "functions/shared/domain/wire/schemas.ts";
+
 /** Node modules that reach outside the process; core modules never load them, even indirectly. */
 const IO_MODULES = ["node:fs", "node:fs/promises", "node:http", "node:https", "node:net", "node:dns", "node:dns/promises", "node:child_process"];
 
@@ -90,6 +103,11 @@ export function violations(graph: ImportGraph): string[] {
       if (OUTSIDE_FUNCTIONS.some((prefix) => target.startsWith(prefix))) found.push(`${file} imports ${target}: functions/ never imports ${target.split("/")[0]}/`);
     }
     for (const target of imports.files) {
+      const loads = !imports.typeOnlyFiles.includes(target);
+      if (target === WIRE_SCHEMAS && loads) found.push(`${file} imports ${target}: functions use the wire schemas for their types only (import type)`);
+      if (ROUTE_CONTRACT.test(file) && loads && !["core", "platform"].includes(FOLDER_LAYER[folderOf(target) ?? ""] ?? "")) {
+        found.push(`${file} imports ${target}: a route contract loads only schemas (core, platform), and other modules for their types`);
+      }
       if (target.startsWith(DYNAMO_PLUMBING) && !file.startsWith("functions/shared/db/")) {
         found.push(`${file} imports ${target}: the DynamoDB plumbing is the repositories' (db/*.ts) alone`);
       }

@@ -101,6 +101,23 @@ describe("the checker", () => {
     );
   });
 
+  it("finds a route contract that loads runtime code, and a function that loads the wire schemas", () => {
+    const found = violations(
+      graphOf({
+        "functions/http/search/search.route.ts": {
+          files: ["functions/shared/domain/search.ts", "functions/shared/http/contract.ts", "functions/shared/workflows/search.ts"],
+          typeOnlyFiles: ["functions/shared/http/contract.ts"],
+        },
+        "functions/shared/domain/wire/namespace.ts": { files: ["functions/shared/domain/wire/schemas.ts"] },
+        "functions/shared/domain/wire/hosting.ts": { files: ["functions/shared/domain/wire/schemas.ts"], typeOnlyFiles: ["functions/shared/domain/wire/schemas.ts"] },
+      }),
+    );
+    expect(found).toEqual([
+      "functions/http/search/search.route.ts imports functions/shared/workflows/search.ts: a route contract loads only schemas (core, platform), and other modules for their types",
+      "functions/shared/domain/wire/namespace.ts imports functions/shared/domain/wire/schemas.ts: functions use the wire schemas for their types only (import type)",
+    ]);
+  });
+
   it("finds files left at the root of functions/shared/ and folders without a layer", () => {
     const found = violations(graphOf({ "functions/shared/helpers.ts": {}, "functions/shared/misc/x.ts": {} }));
     expect(found).toContain("functions/shared/helpers.ts: files live in a folder under functions/shared/, not at its root");
