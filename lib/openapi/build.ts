@@ -8,7 +8,7 @@ import { ROUTES, type Route } from "../routes.ts";
 
 /**
  * The OpenAPI 3.1 document of the API, built from the route table and its contracts alone
- * (functions/http/<feature>/routes.ts: request schemas, the response component, what each route
+ * (functions/http/<feature>/<name>.route.ts: request schemas, the response component, what each route
  * says of itself) and the response schemas of domain/wire/schemas.ts; no handler is loaded.
  * `npm run openapi` writes it to functions/http/docs/openapi.json, which the docs functions serve;
  * a test fails when that file and this build differ.

@@ -8,7 +8,6 @@ export const chat = {
   path: "/v1/namespace/{namespaceId}/chat",
   summary: "Answer a question from the namespace's content, citing its chunks",
   tag: "Chat",
-  request: { path: namespacePath, tenant: true, namespace: "active", body: chatBody, stream: true },
   description:
     "Single-shot retrieval-augmented answer: the last user message is searched (the request's retrieval settings, hybrid by default, over the `x-tenant-id` partition), the best chunks are numbered and given to the model with the system prompt, and the answer cites them as [n] (`sources[n-1]`). With `expand` (as for search) each source's `text` is its passage around the hit, up to 4,000 characters. " +
     "The model is the request's `llmConfig`, else the namespace's hosting's, else the deployment's default (Amazon Bedrock when deployed; none on the offline local stack, which answers 422 naming `llmConfig`). " +
@@ -19,5 +18,6 @@ export const chat = {
     "x-chat-model": { description: "The model that answered, as `<provider>:<model>`, e.g. `bedrock:us.amazon.nova-lite-v1:0`.", schema: { type: "string" } },
     "x-rerank": { description: "As for search: `reranked`, `unavailable` or `failed`, when the request asked for reranking.", schema: { type: "string", enum: ["reranked", "unavailable", "failed"] } },
   },
+  request: { path: namespacePath, tenant: true, namespace: "active", body: chatBody, stream: true },
   response: { status: 200, data: "ChatAnswer", eventStream: true },
 } as const satisfies RouteContract;

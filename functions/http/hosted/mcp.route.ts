@@ -10,10 +10,10 @@ export const mcpHostedPage = {
   path: "/hosted/{slug}/mcp",
   summary: "A hosted page's MCP server (no key), when the owner enables it",
   tag: "Hosted pages",
-  request: page,
   otherResponses: { "202": "A notification or response from the client, accepted (no body)." },
   description:
     "As `POST /v1/mcp`, with the tools `search` and `expand` over the page's namespace (records without a tenant), with the page's retrieval settings. 404 unless the hosting has `mcpEnabled: true`; 403 for a protected page without a valid session cookie; every request counts against the page's search limits (429 with `Retry-After`).",
+  request: page,
   response: { status: 200, raw: "application/json" },
 } as const satisfies RouteContract;
 

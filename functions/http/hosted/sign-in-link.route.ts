@@ -8,7 +8,7 @@ export const openHostedPageSignInLink = {
   path: "/hosted/{slug}/session",
   summary: "The e-mailed sign-in link: a page whose button signs in (no key)",
   tag: "Hosted pages",
-  request: { public: true, path: hostedSlugPath, query: sessionQuery },
   description: "Uses nothing up, so a mail scanner that fetches the link cannot spend it; the button posts the token to the same address.",
+  request: { public: true, path: hostedSlugPath, query: sessionQuery },
   response: { status: 200, raw: "text/html" },
 } as const satisfies RouteContract;

@@ -9,12 +9,12 @@ export const mcp = {
   path: "/v1/mcp",
   summary: "Model Context Protocol server (Streamable HTTP, stateless)",
   tag: "MCP",
-  request,
   otherResponses: { "202": "A notification or response from the client, accepted (no body)." },
   description:
     "A JSON-RPC 2.0 message of the Model Context Protocol (`initialize`, `tools/list`, `tools/call` ...), answered as JSON (`Accept: application/json, text/event-stream`; notifications get 202). " +
     "Tools: `list_namespaces`, `search`, `expand`, `list_documents`, `get_document`, `ingest_text`, `ingest_url`; their inputs are the HTTP API's request bodies plus `namespace` (id or slug) and `tenantId`, results carry citations. " +
     "Authenticated by the API key like every route; no sessions. README \"MCP server\".",
+  request,
   response: { status: 200, raw: "application/json" },
 } as const satisfies RouteContract;
 
@@ -24,7 +24,7 @@ export const mcpEventStream = {
   path: "/v1/mcp",
   summary: "MCP server-sent events: not offered (stateless server)",
   tag: "MCP",
-  request,
   description: "Streamable HTTP's GET opens a stream for server-initiated messages; this server has none and answers 405, as the transport specifies.",
+  request,
   response: { status: 405, raw: "application/json" },
 } as const satisfies RouteContract;

@@ -8,7 +8,6 @@ export const search = {
   path: "/v1/namespace/{namespaceId}/search",
   summary: "Search a namespace (semantic, keyword or hybrid)",
   tag: "Search",
-  request: { path: namespacePath, tenant: true, namespace: "active", body: searchBody },
   description:
     "With `rerank: true` (the default) the namespace's reranker (else the deployment's: Amazon Bedrock Rerank when deployed) reorders the `topK` retrieved chunks and the best `rerankLimit` come back, best first, each with a `rerankScore`. " +
     "`rerankModel` picks a model where the reranker has it (README, \"Reranking\"). Without a reranker, or when it fails, results keep their retrieval order without `rerankScore`, and `x-rerank` says so. " +
@@ -24,5 +23,6 @@ export const search = {
       schema: { type: "string" },
     },
   },
+  request: { path: namespacePath, tenant: true, namespace: "active", body: searchBody },
   response: { status: 200, data: "SearchResult", list: true },
 } as const satisfies RouteContract;

@@ -6,9 +6,10 @@ import type { ComponentName, Pagination, Wire } from "../domain/wire/schemas.ts"
  * A route's contract: everything the API promises about one method and path, as data. The handler
  * is built from it (httpHandler validates with its request schemas and types the reply by its
  * response), the route table (lib/routes.ts) lists it, and the OpenAPI document (lib/openapi/) is
- * built from it without loading a handler. Contracts live in functions/http/<feature>/routes.ts,
- * one export per route, and import only schemas and types: a handler bundles its own contract and
- * the schema modules it validates with, nothing of the routes it does not serve.
+ * built from it without loading a handler. A function's contracts live beside its handler, in
+ * functions/http/<feature>/<name>.route.ts, and load only schemas (types aside): a per-feature
+ * module would make every handler load its siblings' schema modules, since esbuild keeps a loaded
+ * module's top-level schema construction.
  */
 export interface RouteContract {
   operationId: string;

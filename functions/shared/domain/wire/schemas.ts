@@ -11,7 +11,7 @@ import { CHAT_MODES } from "../hosting.ts";
 
 /**
  * What the API answers, as schemas: the response half of the published contract (the request half
- * is the schemas the route contracts name, functions/http/<feature>/routes.ts). Nothing at run time
+ * is the schemas the route contracts name, functions/http/<feature>/<name>.route.ts). Nothing at run time
  * parses responses with these: the OpenAPI document is built from them (lib/openapi/), the mappers
  * beside them (./*.ts) and the handlers' replies are typed by them (`import type`, so no function
  * bundles them), and the integration suite checks every real response against the document.
