@@ -19,14 +19,18 @@ export interface AuthContext {
   keyId: string;
 }
 
-/** A 200 with `data` in the success envelope (and `extra` beside it: a list's `pagination`). */
-export function ok<T>(data: T): Reply<T, 200> & { extra?: undefined };
-export function ok<T, E extends Record<string, unknown>>(data: T, extra: E): Reply<T, 200> & { extra: E };
+/**
+ * A 200 with `data` in the success envelope (and `extra` beside it: a list's `pagination`). `T` is
+ * taken from where the reply goes (the route's wire type), not from `data`, so an object literal
+ * with a field the wire type lacks fails the type check.
+ */
+export function ok<T>(data: NoInfer<T>): Reply<T, 200> & { extra?: undefined };
+export function ok<T, E extends Record<string, unknown>>(data: NoInfer<T>, extra: E): Reply<T, 200> & { extra: E };
 export function ok(data: unknown, extra?: Record<string, unknown>): Reply {
   return { status: 200, data, extra };
 }
 
-export const created = <T>(data: T): Reply<T, 201> & { extra?: undefined } => ({ status: 201, data });
+export const created = <T>(data: NoInfer<T>): Reply<T, 201> & { extra?: undefined } => ({ status: 201, data });
 
 type Out<S> = S extends z.ZodMiniType ? z.output<S> : undefined;
 type PartOf<R, K extends "path" | "query" | "body"> = R extends { [P in K]: infer S } ? Out<S> : undefined;
