@@ -1,4 +1,5 @@
 import * as z from "../platform/zod.ts";
+import { LLM_PROVIDER_IDS } from "./catalogs/llm-providers.ts";
 import { isLlmConfig, llmConfigInput, type LlmConfig } from "./llm-config.ts";
 import { withMaskedKey } from "./secrets.ts";
 
@@ -162,6 +163,38 @@ export interface HostingRecord {
 }
 
 export type StoredLlmConfig = { model: string } | LlmConfig;
+
+/**
+ * A hosting as stored, checked on every read (see domain/records.ts). Its text was bounded and
+ * checked when written, so only types are checked here. `llmConfig` was a model name alone before
+ * pages could name a provider; `chatMode` and `mcpEnabled` are absent on hostings written before
+ * them (see the record's type).
+ */
+export const hostingRecordSchema = z.looseObject({
+  namespaceId: z.string(),
+  title: z.nullable(z.string()),
+  slug: z.string(),
+  logo: z.nullable(z.string()),
+  ogTitle: z.nullable(z.string()),
+  ogDescription: z.nullable(z.string()),
+  ogImage: z.nullable(z.string()),
+  systemPrompt: z.nullable(z.string()),
+  exampleQuestions: z.array(z.string()),
+  exampleSearchQueries: z.array(z.string()),
+  welcomeMessage: z.nullable(z.string()),
+  citationMetadataPath: z.nullable(z.string()),
+  searchEnabled: z.boolean(),
+  rerankConfig: z.object({ model: z.string(), limit: z.number() }),
+  llmConfig: z.looseObject({ provider: z.optional(z.enum(LLM_PROVIDER_IDS)), model: z.optional(z.string()) }) as z.ZodMiniType<StoredLlmConfig>,
+  topK: z.number(),
+  protected: z.boolean(),
+  allowedEmails: z.array(z.string()),
+  allowedEmailDomains: z.array(z.string()),
+  chatMode: z.optional(z.enum(CHAT_MODES)),
+  mcpEnabled: z.optional(z.boolean()),
+  createdAt: z.string(),
+  updatedAt: z.string(),
+}) satisfies z.ZodMiniType<HostingRecord>;
 
 export const HOSTING_FIELDS = [
   "namespaceId",
