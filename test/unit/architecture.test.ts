@@ -44,6 +44,38 @@ describe("the checker", () => {
     ]);
   });
 
+  it("finds a handler, a worker or the edge reaching any port without a workflow, but for the port vocabulary the edge may speak", () => {
+    const found = violations(
+      graphOf({
+        "functions/http/documents/file-download-url.ts": { files: ["functions/shared/storage/presign.ts"] },
+        "functions/workers/delete.ts": { files: ["functions/shared/queue/send.ts", "functions/shared/queue/messages.ts"] },
+        "functions/shared/http/ui-message-stream.ts": { files: ["functions/shared/llm/types.ts", "functions/shared/vector-store/index.ts"] },
+        "functions/shared/storage/presign.ts": {},
+        "functions/shared/queue/send.ts": {},
+        "functions/shared/queue/messages.ts": { files: ["functions/shared/platform/zod.ts"] },
+        "functions/shared/llm/types.ts": {},
+        "functions/shared/vector-store/index.ts": {},
+        "functions/shared/platform/zod.ts": {},
+      }),
+    );
+    expect(found).toEqual([
+      "functions/http/documents/file-download-url.ts imports functions/shared/storage/presign.ts: entry:http (entry) reaches storage/ only through workflows",
+      "functions/workers/delete.ts imports functions/shared/queue/send.ts: entry:workers (entry) reaches queue/ only through workflows",
+      "functions/shared/http/ui-message-stream.ts imports functions/shared/vector-store/index.ts: http (edge) reaches vector-store/ only through workflows",
+    ]);
+  });
+
+  it("finds a port module the edge may import that loads a client after all", () => {
+    const found = violations(
+      graphOf({
+        "functions/shared/queue/messages.ts": { files: ["functions/shared/queue/client.ts"] },
+        "functions/shared/queue/client.ts": { packages: ["@aws-sdk/client-sqs"] },
+      }),
+    );
+    expect(found).toContain("functions/shared/queue/messages.ts reaches functions/shared/queue/client.ts: what the edge may import from a port loads only core and platform");
+    expect(found).toContain("functions/shared/queue/messages.ts reaches @aws-sdk/client-sqs (through functions/shared/queue/client.ts): what the edge may import from a port loads no client");
+  });
+
   it("finds the DynamoDB plumbing imported past the repositories", () => {
     const found = violations(
       graphOf({
