@@ -138,27 +138,19 @@ export function violations(graph: ImportGraph): string[] {
   }
   for (const cycle of cycles(folderEdges)) found.push(`folder cycle: ${cycle.join(" ↔ ")}`);
 
-  for (const file of Object.keys(EDGE_MAY_IMPORT).filter((file) => graph.has(file))) {
+  // Core modules, and the port modules the edge may import, load only core and platform and do no I/O.
+  const pure = [
+    ...functionFiles.filter((file) => FOLDER_LAYER[folderOf(file)!] === "core").map((file) => [file, "core modules"] as const),
+    ...Object.keys(EDGE_MAY_IMPORT).filter((file) => graph.has(file)).map((file) => [file, "port modules the edge may import"] as const),
+  ];
+  for (const [file, what] of pure) {
     for (const module of reachable(graph, file)) {
       const layer = FOLDER_LAYER[folderOf(module) ?? ""];
-      if (module !== file && layer !== "core" && layer !== "platform") found.push(`${file} reaches ${module}: what the edge may import from a port loads only core and platform`);
-      for (const specifier of graph.get(module)?.packages ?? []) {
-        if (specifier.startsWith("@aws-sdk/")) found.push(`${file} reaches ${specifier} (through ${module}): what the edge may import from a port loads no client`);
-      }
-    }
-  }
-
-  for (const file of functionFiles.filter((file) => FOLDER_LAYER[folderOf(file)!] === "core")) {
-    const reached = reachable(graph, file);
-    for (const module of reached) {
-      const info = graph.get(module);
-      const folder = folderOf(module);
-      const layer = folder ? FOLDER_LAYER[folder] : undefined;
       if (module !== file && layer !== "core" && layer !== "platform") {
-        found.push(`${file} reaches ${module}: core modules do no I/O and load only core and platform (provider and format catalogs live in domain/catalogs/)`);
+        found.push(`${file} reaches ${module}: ${what} do no I/O and load only core and platform (provider and format catalogs live in domain/catalogs/)`);
       }
-      for (const specifier of info?.packages ?? []) {
-        if (IO_MODULES.includes(specifier) || specifier.startsWith("@aws-sdk/")) found.push(`${file} reaches ${specifier} (through ${module}): core modules do no I/O`);
+      for (const specifier of graph.get(module)?.packages ?? []) {
+        if (IO_MODULES.includes(specifier) || specifier.startsWith("@aws-sdk/")) found.push(`${file} reaches ${specifier} (through ${module}): ${what} do no I/O`);
       }
     }
   }

@@ -170,30 +170,23 @@ export type StoredLlmConfig = { model: string } | LlmConfig;
  * pages could name a provider; `chatMode` and `mcpEnabled` are absent on hostings written before
  * them (see the record's type).
  */
+const text = z.string();
+const textOrNull = z.nullable(text);
+const texts = z.array(text);
+
 export const hostingRecordSchema = z.looseObject({
-  namespaceId: z.string(),
-  title: z.nullable(z.string()),
-  slug: z.string(),
-  logo: z.nullable(z.string()),
-  ogTitle: z.nullable(z.string()),
-  ogDescription: z.nullable(z.string()),
-  ogImage: z.nullable(z.string()),
-  systemPrompt: z.nullable(z.string()),
-  exampleQuestions: z.array(z.string()),
-  exampleSearchQueries: z.array(z.string()),
-  welcomeMessage: z.nullable(z.string()),
-  citationMetadataPath: z.nullable(z.string()),
-  searchEnabled: z.boolean(),
-  rerankConfig: z.object({ model: z.string(), limit: z.number() }),
-  llmConfig: z.looseObject({ provider: z.optional(z.enum(LLM_PROVIDER_IDS)), model: z.optional(z.string()) }) as z.ZodMiniType<StoredLlmConfig>,
-  topK: z.number(),
-  protected: z.boolean(),
-  allowedEmails: z.array(z.string()),
-  allowedEmailDomains: z.array(z.string()),
+  namespaceId: text,
+  slug: text,
+  title: textOrNull, logo: textOrNull, ogTitle: textOrNull, ogDescription: textOrNull, ogImage: textOrNull,
+  systemPrompt: textOrNull, welcomeMessage: textOrNull, citationMetadataPath: textOrNull,
+  exampleQuestions: texts, exampleSearchQueries: texts, allowedEmails: texts, allowedEmailDomains: texts,
+  searchEnabled: z.boolean(), protected: z.boolean(), topK: z.number(),
+  rerankConfig: z.object({ model: text, limit: z.number() }),
+  llmConfig: z.looseObject({ provider: z.optional(z.enum(LLM_PROVIDER_IDS)), model: z.optional(text) }) as z.ZodMiniType<StoredLlmConfig>,
   chatMode: z.optional(z.enum(CHAT_MODES)),
   mcpEnabled: z.optional(z.boolean()),
-  createdAt: z.string(),
-  updatedAt: z.string(),
+  createdAt: text,
+  updatedAt: text,
 }) satisfies z.ZodMiniType<HostingRecord>;
 
 export const HOSTING_FIELDS = [
