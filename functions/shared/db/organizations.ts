@@ -14,8 +14,13 @@ import { reserve, writeWithReservations } from "./reservations.ts";
 
 export type { ApiKeyRecord, OrganizationRecord };
 
-export const organizationFromItem = (item: Record<string, unknown>): OrganizationRecord => recordFromItem("organization", organizationRecordSchema, item);
-export const apiKeyFromItem = (item: Record<string, unknown>): ApiKeyRecord => recordFromItem("API key", apiKeyRecordSchema, item);
+export function organizationFromItem(item: Record<string, unknown>): OrganizationRecord {
+  return recordFromItem("organization", organizationRecordSchema, item);
+}
+
+export function apiKeyFromItem(item: Record<string, unknown>): ApiKeyRecord {
+  return recordFromItem("API key", apiKeyRecordSchema, item);
+}
 
 export async function getOrganization(organizationId: string): Promise<OrganizationRecord | null> {
   const result = await dynamo().send(
