@@ -24,7 +24,7 @@ import { EXTRACTION_EXTERNAL_MODULES } from "../lib/extraction-asset.ts";
 import { projectPath } from "../lib/project.ts";
 import { AUTHORIZER, HTTP_FUNCTIONS } from "../lib/routes.ts";
 import { SCHEDULED_FUNCTIONS, WORKERS } from "../lib/workers.ts";
-import { isEntryPoint, percentile, saveResults } from "./support.ts";
+import { isEntryPoint, percentile, saveResults, startRun, type RunConditions } from "./support.ts";
 
 /** The targets of issue 2, per function. Sizes are in KB of 1,000 bytes. */
 export const MAX_BUNDLE_BYTES = 400_000;
@@ -183,12 +183,10 @@ export interface BundleBenchRow {
   withinColdImport: boolean;
 }
 
-export interface BundleBenchReport {
+export interface BundleBenchReport extends RunConditions {
   benchmark: "bundles";
-  node: string;
   esbuild: string;
   platform: string;
-  generatedAt: string;
   limits: { maxBundleBytes: number; maxColdImportMs: number };
   rows: BundleBenchRow[];
   markdown: string;
@@ -210,6 +208,7 @@ const DEFAULT_OUTDIR = projectPath(".dist/bench-bundles");
 const DEFAULT_RESULTS_FILE = fileURLToPath(new URL("./results/bundles.json", import.meta.url));
 
 export async function runBundlesBench(options: BundleBenchOptions = {}): Promise<BundleBenchReport> {
+  const run = startRun();
   const runs = options.runs ?? 15;
   const outdir = options.outdir ?? DEFAULT_OUTDIR;
   const log = options.log ?? ((line: string) => console.log(line));
@@ -250,10 +249,9 @@ export async function runBundlesBench(options: BundleBenchOptions = {}): Promise
   log(markdown);
   const report: BundleBenchReport = {
     benchmark: "bundles",
-    node: process.version,
+    ...run.conditions(),
     esbuild: esbuildVersion,
     platform: `${process.platform}-${process.arch}`,
-    generatedAt: new Date().toISOString(),
     limits: { maxBundleBytes: MAX_BUNDLE_BYTES, maxColdImportMs: MAX_COLD_IMPORT_MS },
     rows,
     markdown,

@@ -16,13 +16,12 @@
  *
  * Writes bench/results/chat-latency.json.
  */
-import { cpus, loadavg } from "node:os";
 import { performance } from "node:perf_hooks";
 import { fileURLToPath } from "node:url";
 import { MAX_BATCH_ITEMS } from "../functions/shared/domain/ingest-job.ts";
 import { startLocalStack } from "../local/stack.ts";
 import { startOpenAiChatServer } from "../test/support/openai-chat-server.ts";
-import { argument, benchApi, createNamespace, generateProse, isEntryPoint, type LatencySummary, ms, newOrganizationKey, numberArgument, saveResults, summarize, waitForJobs } from "./support.ts";
+import { argument, benchApi, createNamespace, generateProse, isEntryPoint, type LatencySummary, ms, newOrganizationKey, numberArgument, saveResults, summarize, waitForJobs, startRun } from "./support.ts";
 
 const DEFAULT_RESULTS_FILE = fileURLToPath(new URL("./results/chat-latency.json", import.meta.url));
 
@@ -53,7 +52,7 @@ export async function runChatLatencyBench(options: { documents?: number; questio
   const log = options.log ?? console.log;
   const documents = options.documents ?? 1_000;
   const questions = options.questions ?? 100;
-  const atStart = loadavg();
+  const run = startRun();
   // Offered tools, the model searches once with the question, then answers.
   const model = await startOpenAiChatServer({
     deltaDelayMs: 0,
@@ -132,10 +131,7 @@ export async function runChatLatencyBench(options: { documents?: number; questio
     ].join("\n");
     const report = {
       benchmark: "chat-latency" as const,
-      node: process.version,
-      cpus: cpus().length,
-      generatedAt: new Date().toISOString(),
-      loadAverage: { atStart, atEnd: loadavg() },
+      ...run.conditions(),
       documents,
       questions,
       model: "OpenAI-compatible server on 127.0.0.1, no delay between deltas",

@@ -10,7 +10,7 @@ import { performance } from "node:perf_hooks";
 import { fileURLToPath } from "node:url";
 import { RecursiveCharacterTextSplitter } from "@langchain/textsplitters";
 import { chunkText } from "../functions/shared/text/chunker.ts";
-import { isEntryPoint, seededRandom, saveResults } from "./support.ts";
+import { isEntryPoint, seededRandom, saveResults, startRun, type RunConditions } from "./support.ts";
 
 const WORDS = (
   "the of and to in a is that for it as was with be by on not he this are or his from at which " +
@@ -253,10 +253,8 @@ export interface ChunkerBenchRow {
   speedup: number;
 }
 
-export interface ChunkerBenchReport {
+export interface ChunkerBenchReport extends RunConditions {
   benchmark: "chunker";
-  node: string;
-  generatedAt: string;
   rows: ChunkerBenchRow[];
   markdown: string;
 }
@@ -283,6 +281,7 @@ function iterationsFor(characters: number, perSecond: number): number {
 }
 
 export async function runChunkerBench(options: ChunkerBenchOptions = {}): Promise<ChunkerBenchReport> {
+  const run = startRun();
   const corpora = options.corpusSizes ?? DEFAULT_CORPORA;
   const chunkSizes = options.chunkSizes ?? [512, 2048];
   const log = options.log ?? ((line: string) => console.log(line));
@@ -339,8 +338,7 @@ export async function runChunkerBench(options: ChunkerBenchOptions = {}): Promis
   log(markdown);
   const report: ChunkerBenchReport = {
     benchmark: "chunker",
-    node: process.version,
-    generatedAt: new Date().toISOString(),
+    ...run.conditions(),
     rows,
     markdown,
   };

@@ -16,7 +16,7 @@ import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { isEntryPoint, saveResults } from "./support.ts";
+import { isEntryPoint, saveResults, startRun, type RunConditions } from "./support.ts";
 
 const DEFAULT_RESULTS_FILE = fileURLToPath(new URL("./results/documents.json", import.meta.url));
 const PROJECT_ROOT = fileURLToPath(new URL("../", import.meta.url));
@@ -234,10 +234,8 @@ async function measureBundles(dir: string, runs: number): Promise<BundleReport> 
   };
 }
 
-export interface DocumentsBenchReport {
+export interface DocumentsBenchReport extends RunConditions {
   benchmark: "documents";
-  node: string;
-  generatedAt: string;
   baselineRssMb: number;
   rows: CaseRow[];
   bundles: BundleReport;
@@ -245,6 +243,7 @@ export interface DocumentsBenchReport {
 }
 
 export async function runDocumentsBench(options: { quick?: boolean; resultsFile?: string | null; log?: (line: string) => void } = {}): Promise<DocumentsBenchReport> {
+  const run = startRun();
   const log = options.log ?? ((line: string) => console.log(line));
   const dir = mkdtempSync(join(tmpdir(), "documents-bench-"));
   try {
@@ -289,7 +288,7 @@ export async function runDocumentsBench(options: { quick?: boolean; resultsFile?
     const markdown = render(rows, bundles, baseline);
     log("");
     log(markdown);
-    const report: DocumentsBenchReport = { benchmark: "documents", node: process.version, generatedAt: new Date().toISOString(), baselineRssMb: baseline, rows, bundles, markdown };
+    const report: DocumentsBenchReport = { benchmark: "documents", ...run.conditions(), baselineRssMb: baseline, rows, bundles, markdown };
     saveResults(options.resultsFile, DEFAULT_RESULTS_FILE, report, log);
     return report;
   } finally {

@@ -15,7 +15,7 @@ import { reconcile, type ReconcileReport } from "../functions/shared/workflows/m
 import { totalRepairs } from "../functions/shared/workflows/maintenance/report.ts";
 import { embeddedVectorStore } from "../functions/shared/vector-store/embedded.ts";
 import { type LocalStack, startLocalStack } from "../local/stack.ts";
-import { isEntryPoint, seededRandom, saveResults } from "./support.ts";
+import { isEntryPoint, seededRandom, saveResults, startRun, type RunConditions } from "./support.ts";
 
 /**
  * The fault-injection run: the local stack with a one-second visibility timeout and small
@@ -484,10 +484,8 @@ function judgeVector(
   return parsed.sequence >= document.generation.totalChunks ? "beyondGeneration" : null;
 }
 
-export interface FaultInjectionReport {
+export interface FaultInjectionReport extends RunConditions {
   benchmark: "fault-injection";
-  node: string;
-  generatedAt: string;
   settings: Required<Omit<FaultInjectionOptions, "resultsFile" | "log">> & { visibilityTimeoutSeconds: number; maxReceiveCount: number; ingestStepMaxChunks: number };
   jobsCreated: { total: number; byKind: Record<string, number>; documents: number; uploads: number };
   crashes: { total: number; byPoint: Record<string, number> };
@@ -508,6 +506,7 @@ export interface FaultInjectionReport {
 }
 
 export async function runFaultInjectionBench(options: FaultInjectionOptions = {}): Promise<FaultInjectionReport> {
+  const run = startRun();
   const settings = { ...DEFAULTS, ...Object.fromEntries(Object.entries(options).filter(([, value]) => value !== undefined)) } as FaultInjectionReport["settings"];
   const log = options.log ?? ((line: string) => console.log(line));
   const began = Date.now();
@@ -610,8 +609,7 @@ export async function runFaultInjectionBench(options: FaultInjectionOptions = {}
       afterReconcile.deleted.documentsStillPresent.length === 0;
     const report: FaultInjectionReport = {
       benchmark: "fault-injection",
-      node: process.version,
-      generatedAt: new Date().toISOString(),
+      ...run.conditions(),
       settings,
       jobsCreated: {
         total: created.length,

@@ -8,7 +8,6 @@
  *
  * Prints a Markdown table and writes bench/results/ingest-e2e.json.
  */
-import { cpus, loadavg } from "node:os";
 import { performance } from "node:perf_hooks";
 import { fileURLToPath } from "node:url";
 import { MAX_BATCH_ITEMS } from "../functions/shared/domain/ingest-job.ts";
@@ -28,7 +27,10 @@ import {
   type JobWire,
   listAll,
   sleep,
-  saveResults
+  saveResults,
+  describeRun,
+  type RunConditions,
+  startRun,
 } from "./support.ts";
 
 export interface IngestE2eOptions {
@@ -79,16 +81,9 @@ export interface IngestE2eVariant {
   totalCharacters: number;
 }
 
-export interface IngestE2eReport {
+export interface IngestE2eReport extends RunConditions {
   benchmark: "ingest-e2e";
-  node: string;
-  cpus: number;
-  generatedAt: string;
   workerConcurrency: number;
-  /** 1/5/15-minute load averages when the run began and ended: the numbers are only as quiet as the machine was. */
-  loadAverage: { atStart: number[]; atEnd: number[] };
-  /** Whole benchmark including stack start and stop. */
-  wallSeconds: number;
   /**
    * One TEXT and one small BATCH job ingested before timing, so module loading and JIT warm-up
    * (the local analogue of Lambda cold starts) stay out of the measured runs.
@@ -200,8 +195,7 @@ async function warmUpStack(api: BenchApi, texts: readonly string[], timeoutMs: n
 }
 
 export async function runIngestE2eBench(options: IngestE2eOptions = {}): Promise<IngestE2eReport> {
-  const benchBegan = performance.now();
-  const loadAtStart = loadavg();
+  const run = startRun();
   const documents = options.documents ?? 1_000;
   const requestConcurrency = options.requestConcurrency ?? 16;
   const workerConcurrency = options.workerConcurrency ?? 4;
@@ -251,17 +245,13 @@ export async function runIngestE2eBench(options: IngestE2eOptions = {}): Promise
   log(markdown);
   const report: IngestE2eReport = {
     benchmark: "ingest-e2e",
-    node: process.version,
-    cpus: cpus().length,
-    generatedAt: new Date().toISOString(),
+    ...run.conditions(),
     workerConcurrency,
-    loadAverage: { atStart: loadAtStart, atEnd: loadavg() },
-    wallSeconds: (performance.now() - benchBegan) / 1000,
     warmUp,
     variants,
     markdown,
   };
-  log(`\nbenchmark wall time ${report.wallSeconds.toFixed(1)} s; load average ${loadAtStart.map((v) => v.toFixed(2)).join(" ")} at start, ${report.loadAverage.atEnd.map((v) => v.toFixed(2)).join(" ")} at end (${cpus().length} CPUs)`);
+  log(`\n${describeRun(report)}`);
   saveResults(options.resultsFile, DEFAULT_RESULTS_FILE, report, log);
   return report;
 }

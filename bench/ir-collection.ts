@@ -20,7 +20,6 @@
  * Writes bench/results/ir-collection.json.
  */
 import { existsSync, readFileSync } from "node:fs";
-import { cpus, loadavg } from "node:os";
 import { performance } from "node:perf_hooks";
 import { fileURLToPath } from "node:url";
 import { gunzipSync } from "node:zlib";
@@ -29,7 +28,7 @@ import { MAX_CHUNK_CHARACTERS } from "../functions/shared/domain/ingest-config.t
 import { stem, tokenize } from "../functions/shared/text/analyser.ts";
 import { startLocalStack } from "../local/stack.ts";
 import { averagePrecision, type Judgments, type QualityScores, meanScores, referenceBm25 } from "./ir-metrics.ts";
-import { argument, benchApi, createNamespace, isEntryPoint, type LatencySummary, newOrganizationKey, saveResults, summarize, waitForJobs } from "./support.ts";
+import { argument, benchApi, createNamespace, isEntryPoint, type LatencySummary, newOrganizationKey, saveResults, summarize, waitForJobs, startRun } from "./support.ts";
 
 const DEFAULT_RESULTS_FILE = fileURLToPath(new URL("./results/ir-collection.json", import.meta.url));
 const MODES = ["keyword", "semantic", "hybrid"] as const;
@@ -123,7 +122,7 @@ export async function runIrCollectionBench(options: { collection?: string; resul
   const { info, collection } = loadCollection(name);
   const judgments = judgmentsByQuery(collection);
   const queries = collection.queries.filter((query) => judgments.has(query.id));
-  const atStart = loadavg();
+  const run = startRun();
   const previous = previousRows(options.resultsFile);
 
   const referenceRow = (run: string, search: (query: string, topK: number) => string[]): IrRow => ({
@@ -191,10 +190,7 @@ export async function runIrCollectionBench(options: { collection?: string; resul
     }
     const report = {
       benchmark: "ir-collection" as const,
-      node: process.version,
-      cpus: cpus().length,
-      generatedAt: new Date().toISOString(),
-      loadAverage: { atStart, atEnd: loadavg() },
+      ...run.conditions(),
       collection: { name, title: info.title, source: info.source, documents: collection.documents.length, queries: queries.length, judgments: collection.qrels.length },
       embedder: "LOCAL (local-hash-384)",
       topK: TOP_K,

@@ -19,7 +19,7 @@ import { spawn } from "node:child_process";
 import { createHash } from "node:crypto";
 import { createReadStream, createWriteStream, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { createServer, request as httpRequest, type Server } from "node:http";
-import { cpus, loadavg, tmpdir } from "node:os";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
 import { fileURLToPath } from "node:url";
@@ -33,7 +33,7 @@ import { nodeOptions } from "../lib/node-options.ts";
 import { workerForQueue } from "../lib/workers.ts";
 import { startLocalStack } from "../local/stack.ts";
 import { startPoller } from "../local/sqs-poller.ts";
-import { argument, numberArgument, type BenchApi, benchApi, createNamespace, generateProse, isEntryPoint, newOrganizationKey, saveResults, seededRandom, sleep } from "./support.ts";
+import { argument, numberArgument, type BenchApi, benchApi, createNamespace, generateProse, isEntryPoint, newOrganizationKey, saveResults, seededRandom, sleep, startRun, type RunConditions } from "./support.ts";
 
 const DEFAULT_RESULTS_FILE = fileURLToPath(new URL("./results/large-file.json", import.meta.url));
 const MB = 1024 * 1024;
@@ -98,12 +98,8 @@ export interface CaseResult {
   crashed: string | null;
 }
 
-export interface LargeFileReport {
+export interface LargeFileReport extends RunConditions {
   benchmark: "large-file";
-  node: string;
-  cpus: number;
-  generatedAt: string;
-  loadAverage: { atStart: number[]; atEnd: number[] };
   sizeMb: number;
   workerMemoryMb: number;
   workerBatchSize: number;
@@ -458,7 +454,7 @@ export async function runLargeFileBenchmark(options: LargeFileOptions = {}): Pro
   const sizeBytes = options.sizeBytes ?? MAX_UPLOAD_BYTES_DEFAULT;
   const cases = options.cases ?? CASES;
   const worker = workerForQueue("ingest")!;
-  const atStart = loadavg();
+  const run = startRun();
   const directory = mkdtempSync(join(tmpdir(), "kis-large-"));
   const sink = await startVectorSink();
   const stack = await startLocalStack({ workers: false, visibilityTimeoutSeconds: worker.timeoutSeconds * 6 });
@@ -491,10 +487,7 @@ export async function runLargeFileBenchmark(options: LargeFileOptions = {}): Pro
     }
     const partial: Omit<LargeFileReport, "markdown"> = {
       benchmark: "large-file",
-      node: process.version,
-      cpus: cpus().length,
-      generatedAt: new Date().toISOString(),
-      loadAverage: { atStart, atEnd: loadavg() },
+      ...run.conditions(),
       sizeMb: sizeBytes / MB,
       workerMemoryMb: worker.memoryMb,
       workerBatchSize: worker.batchSize,

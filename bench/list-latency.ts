@@ -7,7 +7,6 @@
  *
  * Prints a Markdown table and writes bench/results/list-latency.json.
  */
-import { cpus, loadavg } from "node:os";
 import { performance } from "node:perf_hooks";
 import { fileURLToPath } from "node:url";
 import { BatchWriteCommand, PutCommand, QueryCommand } from "@aws-sdk/lib-dynamodb";
@@ -33,7 +32,10 @@ import {
   ms,
   newOrganizationKey,
   summarize,
-  saveResults
+  saveResults,
+  describeRun,
+  type RunConditions,
+  startRun,
 } from "./support.ts";
 
 /**
@@ -282,21 +284,14 @@ export interface ListLatencyRow {
   withinTarget: { p50: boolean; p95: boolean };
 }
 
-export interface ListLatencyReport {
+export interface ListLatencyReport extends RunConditions {
   benchmark: "list-latency";
-  node: string;
-  cpus: number;
-  generatedAt: string;
   perPage: number;
   timedRequests: number;
   warmUpRequests: number;
   targetRatio: number;
   statusMix: Record<string, number>;
   inserts: { small: InsertPhase[]; large: InsertPhase[] };
-  /** 1/5/15-minute load averages when the run began and ended: the numbers are only as quiet as the machine was. */
-  loadAverage: { atStart: number[]; atEnd: number[] };
-  /** Whole benchmark including stack start, inserts and stop. */
-  wallSeconds: number;
   rows: ListLatencyRow[];
   markdown: string;
 }
@@ -304,8 +299,7 @@ export interface ListLatencyReport {
 const TARGET_RATIO = 1.5;
 
 export async function runListLatencyBench(options: ListLatencyOptions = {}): Promise<ListLatencyReport> {
-  const benchBegan = performance.now();
-  const loadAtStart = loadavg();
+  const run = startRun();
   const smallJobs = options.smallNamespaceJobs ?? 100;
   const largeJobs = options.largeNamespaceJobs ?? 100_000;
   const perPage = options.perPage ?? 30;
@@ -370,21 +364,17 @@ export async function runListLatencyBench(options: ListLatencyOptions = {}): Pro
   log(markdown);
   const report: ListLatencyReport = {
     benchmark: "list-latency",
-    node: process.version,
-    cpus: cpus().length,
-    generatedAt: new Date().toISOString(),
+    ...run.conditions(),
     perPage,
     timedRequests,
     warmUpRequests,
     targetRatio: TARGET_RATIO,
     statusMix,
     inserts,
-    loadAverage: { atStart: loadAtStart, atEnd: loadavg() },
-    wallSeconds: (performance.now() - benchBegan) / 1000,
     rows,
     markdown,
   };
-  log(`\nbenchmark wall time ${report.wallSeconds.toFixed(1)} s; load average ${loadAtStart.map((v) => v.toFixed(2)).join(" ")} at start, ${report.loadAverage.atEnd.map((v) => v.toFixed(2)).join(" ")} at end (${cpus().length} CPUs)`);
+  log(`\n${describeRun(report)}`);
   saveResults(options.resultsFile, DEFAULT_RESULTS_FILE, report, log);
   return report;
 }

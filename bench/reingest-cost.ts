@@ -10,13 +10,12 @@
  * Prints a Markdown table and writes bench/results/reingest-cost.json.
  */
 import { PutObjectCommand } from "@aws-sdk/client-s3";
-import { cpus, loadavg } from "node:os";
 import { performance } from "node:perf_hooks";
 import { fileURLToPath } from "node:url";
 import { MAX_BATCH_ITEMS } from "../functions/shared/domain/ingest-job.ts";
 import { startLocalStack } from "../local/stack.ts";
 import { startBedrockRuntimeStub } from "../test/support/bedrock-runtime.ts";
-import { argument, numberArgument, benchApi, createNamespace, generateProse, isEntryPoint, listAll, mapPool, newOrganizationKey, saveResults, waitForJobs } from "./support.ts";
+import { argument, numberArgument, benchApi, createNamespace, generateProse, isEntryPoint, listAll, mapPool, newOrganizationKey, saveResults, waitForJobs, startRun, type RunConditions } from "./support.ts";
 
 const DEFAULT_RESULTS_FILE = fileURLToPath(new URL("./results/reingest-cost.json", import.meta.url));
 const SECTIONS = 4;
@@ -32,12 +31,8 @@ export interface PassResult {
   wallSeconds: number;
 }
 
-export interface ReingestCostReport {
+export interface ReingestCostReport extends RunConditions {
   benchmark: "reingest-cost";
-  node: string;
-  cpus: number;
-  generatedAt: string;
-  loadAverage: { atStart: number[]; atEnd: number[] };
   passes: PassResult[];
   markdown: string;
 }
@@ -64,7 +59,7 @@ export async function runReingestCostBench(options: { documents?: number; edited
   const log = options.log ?? console.log;
   const documents = options.documents ?? 1_000;
   const edited = Math.round(documents * (options.editedShare ?? 0.1));
-  const atStart = loadavg();
+  const run = startRun();
   const bedrock = await startBedrockRuntimeStub();
   const stack = await startLocalStack({
     workerConcurrency: 4,
@@ -151,10 +146,7 @@ export async function runReingestCostBench(options: { documents?: number; edited
 
     const partial = {
       benchmark: "reingest-cost" as const,
-      node: process.version,
-      cpus: cpus().length,
-      generatedAt: new Date().toISOString(),
-      loadAverage: { atStart, atEnd: loadavg() },
+      ...run.conditions(),
       passes,
     };
     const report: ReingestCostReport = { ...partial, markdown: markdownTable(passes) };

@@ -17,14 +17,13 @@
  * uses at several semantic weights), computed from the same two top-100 lists; writes
  * bench/results/retrieval-quality.json.
  */
-import { cpus, loadavg } from "node:os";
 import { performance } from "node:perf_hooks";
 import { fileURLToPath } from "node:url";
 import { MAX_BATCH_ITEMS } from "../functions/shared/domain/ingest-job.ts";
 import { startLocalStack } from "../local/stack.ts";
 import { fuse } from "../functions/shared/workflows/search.ts";
 import { startRerankProviders } from "../test/support/rerank-providers.ts";
-import { argument, numberArgument, benchApi, createNamespace, generateProse, isEntryPoint, newOrganizationKey, saveResults, seededRandom, waitForJobs } from "./support.ts";
+import { argument, numberArgument, benchApi, createNamespace, generateProse, isEntryPoint, newOrganizationKey, saveResults, seededRandom, waitForJobs, startRun } from "./support.ts";
 
 const DEFAULT_RESULTS_FILE = fileURLToPath(new URL("./results/retrieval-quality.json", import.meta.url));
 const MODES = ["keyword", "semantic", "hybrid", "hybrid + rerank"] as const;
@@ -152,7 +151,7 @@ function markdownTable(rows: readonly QualityRow[]): string {
 export async function runRetrievalQualityBench(options: { documents?: number; facts?: number; resultsFile?: string | null; log?: (line: string) => void } = {}) {
   const log = options.log ?? console.log;
   const { texts, facts } = buildCorpus(options.documents ?? 3_000, options.facts ?? 200);
-  const atStart = loadavg();
+  const run = startRun();
   const reranker = await startRerankProviders();
   const stack = await startLocalStack({
     workerConcurrency: 4,
@@ -229,10 +228,7 @@ export async function runRetrievalQualityBench(options: { documents?: number; fa
 
     const partial = {
       benchmark: "retrieval-quality" as const,
-      node: process.version,
-      cpus: cpus().length,
-      generatedAt: new Date().toISOString(),
-      loadAverage: { atStart, atEnd: loadavg() },
+      ...run.conditions(),
       documents: texts.length,
       facts: facts.length,
       embedder: "LOCAL (local-hash-384)",

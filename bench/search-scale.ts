@@ -14,7 +14,6 @@
  *
  * Writes bench/results/search-scale.json. Run alone: timings are wall-clock on a shared machine.
  */
-import { cpus, loadavg } from "node:os";
 import { performance } from "node:perf_hooks";
 import { fileURLToPath } from "node:url";
 import { embedLocal } from "../functions/shared/embedding/providers/local-hash.ts";
@@ -25,7 +24,7 @@ import type { VectorPartition } from "../functions/shared/domain/partitions.ts";
 import { fuse } from "../functions/shared/workflows/search.ts";
 import { EMBEDDING_PROVIDERS } from "../functions/shared/domain/catalogs/embedding-providers.ts";
 import { STOP_WORDS } from "../functions/shared/text/analyser.ts";
-import { argument, isEntryPoint, numberArgument, saveResults, seededRandom, summarize, type LatencySummary } from "./support.ts";
+import { argument, isEntryPoint, numberArgument, saveResults, seededRandom, summarize, type LatencySummary, startRun } from "./support.ts";
 
 const DEFAULT_RESULTS_FILE = fileURLToPath(new URL("./results/search-scale.json", import.meta.url));
 const DIMENSION = 384;
@@ -192,7 +191,7 @@ function markdown(rows: readonly ScaleRow[]): string {
 export async function runSearchScaleBench(options: { sizes?: number[]; partitions?: number; queries?: number; resultsFile?: string | null; log?: (line: string) => void } = {}) {
   const log = options.log ?? console.log;
   const queries = options.queries ?? 300;
-  const atStart = loadavg();
+  const run = startRun();
   const rows: ScaleRow[] = [];
   for (const size of options.sizes ?? [10_000, 100_000]) {
     rows.push(await measure(`${size.toLocaleString("en")} chunks, one partition`, size, 1, queries, log));
@@ -201,10 +200,7 @@ export async function runSearchScaleBench(options: { sizes?: number[]; partition
   if (partitions > 0) rows.push(await measure(`${partitions.toLocaleString("en")} partitions × 10 chunks`, partitions * 10, partitions, queries, log));
   const report = {
     benchmark: "search-scale" as const,
-    node: process.version,
-    cpus: cpus().length,
-    generatedAt: new Date().toISOString(),
-    loadAverage: { atStart, atEnd: loadavg() },
+    ...run.conditions(),
     topK: TOP_K,
     requestsPerQueryDeployed: REQUESTS,
     rows,

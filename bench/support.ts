@@ -3,6 +3,7 @@
  * every call, percentiles, a bounded-concurrency map and a seeded random source.
  */
 import { mkdirSync, realpathSync, writeFileSync } from "node:fs";
+import { cpus, loadavg } from "node:os";
 import { dirname } from "node:path";
 import { performance } from "node:perf_hooks";
 import { pathToFileURL } from "node:url";
@@ -173,6 +174,38 @@ export function saveResults(chosen: string | null | undefined, defaultFile: stri
   if (file === null) return;
   writeJson(file, report);
   log(`wrote ${file}`);
+}
+
+/** What every report says about the run it comes from: a number is only as quiet as the machine was. */
+export interface RunConditions {
+  node: string;
+  cpus: number;
+  generatedAt: string;
+  /** 1/5/15-minute load averages when the run began and ended. */
+  loadAverage: { atStart: number[]; atEnd: number[] };
+  /** The whole benchmark, set-up (stack start, inserts) included. */
+  wallSeconds: number;
+}
+
+/** Call as a benchmark begins; `conditions()` as it ends gives the head of its report. */
+export function startRun(): { conditions: () => RunConditions } {
+  const began = performance.now();
+  const atStart = loadavg();
+  return {
+    conditions: () => ({
+      node: process.version,
+      cpus: cpus().length,
+      generatedAt: new Date().toISOString(),
+      loadAverage: { atStart, atEnd: loadavg() },
+      wallSeconds: (performance.now() - began) / 1000,
+    }),
+  };
+}
+
+/** One line for the log: wall time and load from start to end. */
+export function describeRun(run: RunConditions): string {
+  const load = (values: number[]) => values.map((value) => value.toFixed(2)).join(" ");
+  return `benchmark wall time ${run.wallSeconds.toFixed(1)} s; load average ${load(run.loadAverage.atStart)} at start, ${load(run.loadAverage.atEnd)} at end (${run.cpus} CPUs)`;
 }
 
 export function ms(value: number): string {

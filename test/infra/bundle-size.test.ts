@@ -78,6 +78,8 @@ const OVER_TARGET: Record<string, number> = {
   HostedMcp: 1_008_000,
   // The text formats' converters (formats/) at start-up; every document format handed to an extraction thread.
   IngestWorker: 666_000,
+  // Added (issue 24): namespaces are parsed on read, and the edge (http/handler.ts) loads the namespace repository for every route, this one too.
+  ApiReference: 401_000,
   DeleteWorker: 552_000,
   // The SQS batch worker and the SES v2 client for sign-in links (loaded on the first link sent).
   MailWorker: 440_000,

@@ -27,20 +27,32 @@ describe("the checker", () => {
     expect(found).toEqual([expect.stringContaining("db (ports) may not depend on workflows (workflows)")]);
   });
 
-  it("finds a handler or the HTTP edge reading the table without a workflow", () => {
+  it("finds a handler, a worker or the edge reaching a port without a workflow, but for the port vocabulary the edge may speak", () => {
     const found = violations(
       graphOf({
         "functions/http/documents/get.ts": { files: ["functions/shared/db/documents.ts"] },
         "functions/shared/http/handler.ts": { files: ["functions/shared/db/namespaces.ts"] },
         "functions/http/documents/list.ts": { files: ["functions/shared/db/pager.ts"], typeOnlyFiles: ["functions/shared/db/pager.ts"] },
+        "functions/http/documents/file-download-url.ts": { files: ["functions/shared/storage/presign.ts"] },
+        "functions/workers/delete.ts": { files: ["functions/shared/queue/send.ts", "functions/shared/queue/messages.ts"] },
+        "functions/shared/http/ui-message-stream.ts": { files: ["functions/shared/llm/types.ts", "functions/shared/vector-store/index.ts"] },
         "functions/shared/db/documents.ts": {},
         "functions/shared/db/namespaces.ts": {},
         "functions/shared/db/pager.ts": {},
+        "functions/shared/storage/presign.ts": {},
+        "functions/shared/queue/send.ts": {},
+        "functions/shared/queue/messages.ts": { files: ["functions/shared/platform/zod.ts"] },
+        "functions/shared/llm/types.ts": {},
+        "functions/shared/vector-store/index.ts": {},
+        "functions/shared/platform/zod.ts": {},
       }),
     );
     expect(found).toEqual([
       "functions/http/documents/get.ts imports functions/shared/db/documents.ts: entry:http (entry) reaches db/ only through workflows",
       "functions/shared/http/handler.ts imports functions/shared/db/namespaces.ts: http (edge) reaches db/ only through workflows",
+      "functions/http/documents/file-download-url.ts imports functions/shared/storage/presign.ts: entry:http (entry) reaches storage/ only through workflows",
+      "functions/workers/delete.ts imports functions/shared/queue/send.ts: entry:workers (entry) reaches queue/ only through workflows",
+      "functions/shared/http/ui-message-stream.ts imports functions/shared/vector-store/index.ts: http (edge) reaches vector-store/ only through workflows",
     ]);
   });
 
@@ -79,14 +91,19 @@ describe("the checker", () => {
     expect(found).toContain("folder cycle: db ↔ storage");
   });
 
-  it("finds a domain module that reaches I/O through another module", () => {
+  it("finds a domain module, or a port module the edge may import, that reaches I/O through another module", () => {
     const found = violations(
       graphOf({
         "functions/shared/domain/rules.ts": { files: ["functions/shared/text/helper.ts"] },
         "functions/shared/text/helper.ts": { packages: ["node:fs/promises"] },
+        "functions/shared/queue/messages.ts": { files: ["functions/shared/queue/client.ts"] },
+        "functions/shared/queue/client.ts": { packages: ["@aws-sdk/client-sqs"] },
       }),
     );
     expect(found).toContain("functions/shared/domain/rules.ts reaches node:fs/promises (through functions/shared/text/helper.ts): core modules do no I/O");
+    expect(found).toContain(
+      "functions/shared/queue/messages.ts reaches @aws-sdk/client-sqs (through functions/shared/queue/client.ts): port modules the edge may import do no I/O",
+    );
   });
 
   it("finds a domain module reading a port's registry, even for its types: the catalogs live in domain/catalogs/", () => {

@@ -5,11 +5,11 @@ import { config } from "../platform/env.ts";
 import { conflict, notFound } from "../domain/errors.ts";
 import { isConditionFailure } from "./dynamo/conditions.ts";
 import { nowIso } from "../platform/time.ts";
-import { applyHostingPatch, type HostingPatch, type HostingRecord, newHosting } from "../domain/hosting.ts";
+import { applyHostingPatch, type HostingPatch, type HostingRecord, hostingRecordSchema, newHosting } from "../domain/hosting.ts";
 import type { NamespaceRecord } from "../domain/namespace.ts";
-import { toRecord } from "./dynamo/items.ts";
 import { keys } from "./dynamo/keys.ts";
 import { transactWrite } from "./dynamo/transact.ts";
+import { recordFromItem } from "./dynamo/items.ts";
 import { release, reserve, writeWithReservations } from "./reservations.ts";
 
 const SLUG_ALPHABET = "abcdefghijklmnopqrstuvwxyz0123456789";
@@ -19,11 +19,15 @@ function randomSlugSuffix(length = 10): string {
   return Array.from(bytes, (byte) => SLUG_ALPHABET[byte % SLUG_ALPHABET.length]).join("");
 }
 
+export function hostingFromItem(item: Record<string, unknown>): HostingRecord {
+  return recordFromItem("hosting", hostingRecordSchema, item);
+}
+
 export async function getHosting(namespaceId: string): Promise<HostingRecord | null> {
   const result = await dynamo().send(
     new GetCommand({ TableName: config.tableName(), Key: keys.hosting(namespaceId), ConsistentRead: true }),
   );
-  return result.Item ? toRecord<HostingRecord>(result.Item) : null;
+  return result.Item ? hostingFromItem(result.Item) : null;
 }
 
 /** The hosting that owns a slug now; null when no hosting does (never was, deleted, or moved to another slug). */

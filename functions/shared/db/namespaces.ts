@@ -9,23 +9,28 @@ import {
   defaultEmbeddingConfig,
   type EmbeddingConfig,
   type NamespaceRecord,
+  namespaceRecordSchema,
   type RerankingConfig,
   type VectorStoreConfig,
 } from "../domain/namespace.ts";
 import { isNamespaceId } from "../domain/params.ts";
-import { toRecord } from "./dynamo/items.ts";
 import { keys, organizationListKeys, organizationListGroup } from "./dynamo/keys.ts";
 import { queryWholeGroup } from "./dynamo/query.ts";
 import { retryingConflicts } from "./dynamo/transact.ts";
+import { recordFromItem } from "./dynamo/items.ts";
 import { release, reserve, writeWithReservations } from "./reservations.ts";
 
 export type NamespaceAccess = "active" | "any";
+
+export function namespaceFromItem(item: Record<string, unknown>): NamespaceRecord {
+  return recordFromItem("namespace", namespaceRecordSchema, item);
+}
 
 export async function getNamespace(namespaceId: string): Promise<NamespaceRecord | null> {
   const result = await dynamo().send(
     new GetCommand({ TableName: config.tableName(), Key: keys.namespace(namespaceId), ConsistentRead: true }),
   );
-  return result.Item ? toRecord<NamespaceRecord>(result.Item) : null;
+  return result.Item ? namespaceFromItem(result.Item) : null;
 }
 
 /** A slug names a namespace only within its organization: another organization's slug is not found. */
@@ -60,7 +65,7 @@ export async function loadNamespaceForOrganization(
 
 export async function listNamespaces(organizationId: string): Promise<NamespaceRecord[]> {
   const items = await queryWholeGroup("collection", organizationListGroup("NAMESPACES", organizationId));
-  return items.map((item) => toRecord<NamespaceRecord>(item));
+  return items.map(namespaceFromItem);
 }
 
 export interface CreateNamespaceInput {

@@ -6,34 +6,27 @@ import { isConditionFailure } from "./dynamo/conditions.ts";
 import { newId } from "../platform/ids.ts";
 import { nowIso } from "../platform/time.ts";
 import { generateApiKey, hashApiKey, keyIdFromHash, keyPreview } from "../domain/api-key-format.ts";
-import { toRecord } from "./dynamo/items.ts";
+import { type ApiKeyRecord, apiKeyRecordSchema, type OrganizationRecord, organizationRecordSchema } from "../domain/organization.ts";
 import { ALL_ORGANIZATIONS_GROUP, allOrganizationsListKeys, keys, organizationListKeys, organizationListGroup } from "./dynamo/keys.ts";
 import { queryWholeGroup } from "./dynamo/query.ts";
+import { recordFromItem } from "./dynamo/items.ts";
 import { reserve, writeWithReservations } from "./reservations.ts";
 
-export interface OrganizationRecord {
-  id: string;
-  name: string;
-  createdAt: string;
-  /** Value of the organization's API Gateway usage-plan key; the authorizer returns it so throttling is per organization. */
-  usageKey: string;
+export type { ApiKeyRecord, OrganizationRecord };
+
+export function organizationFromItem(item: Record<string, unknown>): OrganizationRecord {
+  return recordFromItem("organization", organizationRecordSchema, item);
 }
 
-export interface ApiKeyRecord {
-  keyId: string;
-  keyHash: string;
-  keyPreview: string;
-  label: string;
-  organizationId: string;
-  usageKey: string;
-  createdAt: string;
+export function apiKeyFromItem(item: Record<string, unknown>): ApiKeyRecord {
+  return recordFromItem("API key", apiKeyRecordSchema, item);
 }
 
 export async function getOrganization(organizationId: string): Promise<OrganizationRecord | null> {
   const result = await dynamo().send(
     new GetCommand({ TableName: config.tableName(), Key: keys.organization(organizationId), ConsistentRead: true }),
   );
-  return result.Item ? toRecord<OrganizationRecord>(result.Item) : null;
+  return result.Item ? organizationFromItem(result.Item) : null;
 }
 
 export async function findOrganizationByName(name: string): Promise<OrganizationRecord | null> {
@@ -77,7 +70,7 @@ class OrganizationNameTaken extends Error {}
 
 export async function listOrganizations(): Promise<OrganizationRecord[]> {
   const items = await queryWholeGroup("collection", ALL_ORGANIZATIONS_GROUP);
-  return items.map((item) => toRecord<OrganizationRecord>(item));
+  return items.map(organizationFromItem);
 }
 
 /**
@@ -124,12 +117,12 @@ export async function issueApiKey(
 /** The organization a presented key belongs to, or null for an unknown or revoked key. */
 export async function resolveApiKey(key: string): Promise<ApiKeyRecord | null> {
   const result = await dynamo().send(new GetCommand({ TableName: config.tableName(), Key: keys.apiKey(hashApiKey(key)) }));
-  return result.Item ? toRecord<ApiKeyRecord>(result.Item) : null;
+  return result.Item ? apiKeyFromItem(result.Item) : null;
 }
 
 export async function listApiKeys(organizationId: string): Promise<ApiKeyRecord[]> {
   const items = await queryWholeGroup("collection", organizationListGroup("APIKEYS", organizationId));
-  return items.map((item) => toRecord<ApiKeyRecord>(item));
+  return items.map(apiKeyFromItem);
 }
 
 /** Deletes a key by its public id. Operator tooling only, so a scan is acceptable here. */
@@ -146,7 +139,7 @@ export async function revokeApiKey(keyId: string): Promise<ApiKeyRecord | null> 
     );
     const item = page.Items?.[0];
     if (item) {
-      const record = toRecord<ApiKeyRecord>(item);
+      const record = apiKeyFromItem(item);
       await dynamo().send(new DeleteCommand({ TableName: config.tableName(), Key: keys.apiKey(record.keyHash) }));
       return record;
     }

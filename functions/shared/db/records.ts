@@ -2,25 +2,14 @@ import type { DocumentRecord } from "../domain/document.ts";
 import type { IngestJobRecord } from "../domain/ingest-job.ts";
 import { documentRecordSchema, ingestJobRecordSchema } from "../domain/records.ts";
 import * as z from "../platform/zod.ts";
-import { toRecord } from "./dynamo/items.ts";
-
-/** Thrown when a stored item is not the record its key says: a bug to fix, never a client's error. */
-export class MalformedItemError extends Error {
-  override name = "MalformedItemError";
-}
-
-function parsed<T>(kind: string, schema: z.ZodMiniType<T>, item: Record<string, unknown>): T {
-  const result = schema.safeParse(toRecord<Record<string, unknown>>(item));
-  if (result.success) return result.data;
-  throw new MalformedItemError(`stored ${kind} ${String(item.id ?? "?")} is malformed: ${z.formatIssue(result.error.issues[0])}`);
-}
+import { recordFromItem } from "./dynamo/items.ts";
 
 export function documentFromItem(item: Record<string, unknown>): DocumentRecord {
-  return parsed("document", documentRecordSchema, item);
+  return recordFromItem("document", documentRecordSchema, item);
 }
 
 export function jobFromItem(item: Record<string, unknown>): IngestJobRecord {
-  return parsed("ingest job", ingestJobRecordSchema, item);
+  return recordFromItem("ingest job", ingestJobRecordSchema, item);
 }
 
 const partialSchemas = new Map<string, z.ZodMiniType<unknown>>();
@@ -40,5 +29,5 @@ export function documentFieldsFromItem(fields: readonly string[], item: Record<s
     schema = z.pick(documentRecordSchema, mask);
     partialSchemas.set(key, schema);
   }
-  return parsed("document", schema, item) as DocumentRecord;
+  return recordFromItem("document", schema, item) as DocumentRecord;
 }

@@ -4,6 +4,8 @@ import { config } from "../platform/env.ts";
 import { isConditionFailure } from "./dynamo/conditions.ts";
 import { keys } from "./dynamo/keys.ts";
 import { TTL_ATTRIBUTE } from "./dynamo/table-schema.ts";
+import * as z from "../platform/zod.ts";
+import { recordFromItem } from "./dynamo/items.ts";
 
 /**
  * One-time sign-in links of protected hosted pages. Only the token's SHA-256 is stored; a link is
@@ -16,6 +18,9 @@ export interface SignInGrant {
   /** Milliseconds since the epoch. */
   expiresAtMs: number;
 }
+
+/** A grant as stored; written with these fields since sign-in links were added. */
+const signInGrantSchema = z.object({ namespaceId: z.string(), email: z.string(), expiresAtMs: z.number() }) satisfies z.ZodMiniType<SignInGrant>;
 
 export async function saveSignInToken(tokenHash: string, grant: SignInGrant): Promise<void> {
   await dynamo().send(
@@ -40,7 +45,7 @@ export async function consumeSignInToken(tokenHash: string, nowMs: number): Prom
       }),
     );
     const item = result.Attributes;
-    return item ? { namespaceId: String(item.namespaceId), email: String(item.email), expiresAtMs: Number(item.expiresAtMs) } : null;
+    return item ? recordFromItem("sign-in grant", signInGrantSchema, item) : null;
   } catch (error) {
     if (isConditionFailure(error)) return null;
     throw error;

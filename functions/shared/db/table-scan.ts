@@ -1,7 +1,7 @@
 import { ScanCommand } from "@aws-sdk/lib-dynamodb";
 import { dynamo } from "./dynamo/client.ts";
 import { config } from "../platform/env.ts";
-import { toRecord } from "./dynamo/items.ts";
+import { namespaceFromItem } from "./namespaces.ts";
 import { documentFromItem, jobFromItem } from "./records.ts";
 import type { DocumentRecord } from "../domain/document.ts";
 import type { IngestJobRecord } from "../domain/ingest-job.ts";
@@ -46,7 +46,7 @@ export async function scanTable(cutoff: Date): Promise<TableInventory> {
       }),
     );
     for (const item of page.Items ?? []) {
-      if (item.entityType === "Namespace") inventory.namespaces.push(toRecord<NamespaceRecord>(item));
+      if (item.entityType === "Namespace") inventory.namespaces.push(namespaceFromItem(item));
       else if (item.entityType === "IngestJob") inventory.staleJobs.push(jobFromItem(item));
       else inventory.staleDocuments.push(documentFromItem(item));
     }

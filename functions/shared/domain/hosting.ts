@@ -1,4 +1,5 @@
 import * as z from "../platform/zod.ts";
+import { LLM_PROVIDER_IDS } from "./catalogs/llm-providers.ts";
 import { isLlmConfig, llmConfigInput, type LlmConfig } from "./llm-config.ts";
 import { withMaskedKey } from "./secrets.ts";
 
@@ -163,6 +164,31 @@ export interface HostingRecord {
 }
 
 export type StoredLlmConfig = { model: string } | LlmConfig;
+
+/**
+ * A hosting as stored, checked on every read (see domain/records.ts). Its text was bounded and
+ * checked when written, so only types are checked here. `llmConfig` was a model name alone before
+ * pages could name a provider; `chatMode` and `mcpEnabled` are absent on hostings written before
+ * them (see the record's type).
+ */
+const text = z.string();
+const textOrNull = z.nullable(text);
+const texts = z.array(text);
+
+export const hostingRecordSchema = z.looseObject({
+  namespaceId: text,
+  slug: text,
+  title: text, logo: textOrNull, ogTitle: textOrNull, ogDescription: textOrNull, ogImage: textOrNull,
+  systemPrompt: textOrNull, welcomeMessage: textOrNull, citationMetadataPath: textOrNull,
+  exampleQuestions: texts, exampleSearchQueries: texts, allowedEmails: texts, allowedEmailDomains: texts,
+  searchEnabled: z.boolean(), protected: z.boolean(), topK: z.number(),
+  rerankConfig: z.object({ model: text, limit: z.number() }),
+  llmConfig: z.looseObject({ provider: z.optional(z.enum(LLM_PROVIDER_IDS)), model: z.optional(text) }) as z.ZodMiniType<StoredLlmConfig>,
+  chatMode: z.optional(z.enum(CHAT_MODES)),
+  mcpEnabled: z.optional(z.boolean()),
+  createdAt: text,
+  updatedAt: text,
+}) satisfies z.ZodMiniType<HostingRecord>;
 
 export function newHosting(namespace: { id: string; name: string; slug: string }, slugSuffix: string, now: string): HostingRecord {
   return {

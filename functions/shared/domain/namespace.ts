@@ -75,7 +75,8 @@ export const updateNamespaceBody = z.object({
   rerankingConfig: z.optional(z.nullable(rerankingConfigInput)),
 });
 
-export type NamespaceStatus = "ACTIVE" | "DELETING";
+export const NAMESPACE_STATUSES = ["ACTIVE", "DELETING"] as const;
+export type NamespaceStatus = (typeof NAMESPACE_STATUSES)[number];
 
 export interface NamespaceRecord {
   id: string;
@@ -89,6 +90,26 @@ export interface NamespaceRecord {
   vectorStoreConfig: VectorStoreConfig;
   rerankingConfig?: RerankingConfig;
 }
+
+/**
+ * A namespace as stored, checked on every read (see domain/records.ts). Its provider configurations
+ * were validated in full when written (a key's length, a model offered in the region); on read only
+ * their provider and model are checked (and the rest typed as what was validated), so a change of
+ * region or of a provider's settings leaves the namespaces written before it readable. Every namespace ever written has these fields but the
+ * reranker, which only some have.
+ */
+export const namespaceRecordSchema = z.looseObject({
+  id: z.string(),
+  name: z.string(),
+  slug: z.string(),
+  organizationId: z.string(),
+  status: z.enum(NAMESPACE_STATUSES),
+  createdAt: z.string(),
+  updatedAt: z.string(),
+  embeddingConfig: z.looseObject({ provider: z.enum(EMBEDDING_PROVIDER_IDS), model: z.string() }) as z.ZodMiniType<EmbeddingConfig>,
+  vectorStoreConfig: z.object({ provider: z.enum(VECTOR_STORE_PROVIDERS) }),
+  rerankingConfig: z.optional(z.looseObject({ provider: z.enum(RERANKING_PROVIDER_IDS), model: z.optional(z.string()) }) as z.ZodMiniType<RerankingConfig>),
+}) satisfies z.ZodMiniType<NamespaceRecord>;
 
 export function defaultEmbeddingConfig(provider: string): EmbeddingConfig {
   const chosen = (EMBEDDING_PROVIDER_IDS as string[]).includes(provider) ? (provider as EmbeddingProviderId) : "LOCAL";

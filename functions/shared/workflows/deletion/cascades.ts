@@ -17,6 +17,8 @@ import { vectorKeysOf } from "../../domain/chunks.ts";
 import type { StepBudget, StepResult } from "../step-budget.ts";
 import { partitionOf } from "../../domain/partitions.ts";
 import { finishJobIfDone } from "../ingestion/settlement.ts";
+import type { DeleteMessage } from "../../queue/messages.ts";
+import { enqueue } from "../../queue/send.ts";
 
 /** Leave this much of an invocation for the follow-up message and the last step's writes. */
 const SAFETY_MARGIN_MS = 30_000;
@@ -48,6 +50,18 @@ async function purgeDocumentData(document: DocumentRecord, namespace: NamespaceR
     await removeUploadReference(key, document.id);
     if (!(await uploadIsReferenced(key))) await deleteObjects([key]);
   }
+}
+
+/**
+ * One message of the delete queue: its cascade, which a follow-up message continues when it did not
+ * finish within the invocation's budget. Every step is idempotent, so a repeated message finishes the work.
+ */
+export async function runDeletion(message: DeleteMessage, budget: StepBudget): Promise<void> {
+  let result: StepResult = "done";
+  if (message.kind === "namespace") result = await deleteNamespaceCascade(message.namespaceId, budget);
+  if (message.kind === "job") result = await deleteJobCascade(message.jobId, budget);
+  if (message.kind === "document") await deleteDocumentCascade(message.documentId);
+  if (result === "continue") await enqueue("delete", message);
 }
 
 /** deleteDocument's work: the document goes, and its job's counts of the current run follow. */

@@ -1,9 +1,7 @@
 import { getDocuments } from "../../db/documents.ts";
 import { notFound } from "../../domain/errors.ts";
 import { DELETION_STATUSES } from "../../domain/statuses.ts";
-import { headObject } from "../../storage/objects.ts";
-import { fileNameOfKey } from "../../storage/object-keys.ts";
-import { presignDownload } from "../../storage/presign.ts";
+import { storedFileUrl } from "../downloads.ts";
 import type { PublishedPage } from "./page.ts";
 
 /**
@@ -40,7 +38,5 @@ export async function pageSourceFileUrl(page: PublishedPage, documentId: string)
   const missing = () => notFound(`No source file of document ${documentId} on this page.`);
   const document = (await getDocuments([documentId])).get(documentId);
   if (!document || !servesFile(page, document) || document.source.type !== "MANAGED_FILE") throw missing();
-  const head = await headObject(document.source.key);
-  if (!head) throw missing();
-  return presignDownload(document.source.key, document.name ?? fileNameOfKey(document.source.key), head.contentType, PAGE_DOWNLOAD_SECONDS);
+  return storedFileUrl(document, document.source.key, missing, PAGE_DOWNLOAD_SECONDS);
 }
