@@ -1,5 +1,6 @@
 import type { DocumentRecord, DocumentSource } from "../document.ts";
 import type { Wire } from "./schemas.ts";
+import { runTimestampsToWire } from "./run-timestamps.ts";
 
 /** A document as callers see it, with its source (read back from S3 when large: workflows/records-to-wire.ts). */
 export function documentToWire(record: DocumentRecord, source: DocumentSource): Wire<"Document"> {
@@ -17,11 +18,6 @@ export function documentToWire(record: DocumentRecord, source: DocumentSource): 
     totalTokens: record.totalTokens,
     totalCharacters: record.totalCharacters,
     totalPages: record.totalPages,
-    createdAt: record.createdAt,
-    queuedAt: record.queuedAt,
-    preProcessingAt: record.preProcessingAt,
-    processingAt: record.processingAt,
-    completedAt: record.completedAt,
-    failedAt: record.failedAt,
+    ...runTimestampsToWire(record),
   };
 }

@@ -1,5 +1,6 @@
 import type { IngestJobRecord, IngestPayload } from "../ingest-job.ts";
 import type { Wire } from "./schemas.ts";
+import { runTimestampsToWire } from "./run-timestamps.ts";
 
 /** A job as callers see it, with its payload (read back from S3 when large: workflows/records-to-wire.ts). */
 export function jobToWire(record: IngestJobRecord, payload: IngestPayload): Wire<"IngestJob"> {
@@ -13,11 +14,6 @@ export function jobToWire(record: IngestJobRecord, payload: IngestPayload): Wire
     error: record.error,
     payload,
     config: record.config,
-    createdAt: record.createdAt,
-    queuedAt: record.queuedAt,
-    preProcessingAt: record.preProcessingAt,
-    processingAt: record.processingAt,
-    completedAt: record.completedAt,
-    failedAt: record.failedAt,
+    ...runTimestampsToWire(record),
   };
 }
