@@ -17,6 +17,11 @@ const shared = {
  */
 export default defineConfig({
   test: {
+    // Vitest's default (cores − 1) runs one file at a time on a 2-core machine. Integration files
+    // spend much of their time waiting on the emulators, queues and child processes, so two files
+    // at a time fill both cores; files share nothing but the emulators (each has its own table,
+    // bucket and queues). KIS_TEST_WORKERS overrides it (1 to run files one by one).
+    maxWorkers: Number(process.env.KIS_TEST_WORKERS) || 2,
     // CI reads the JSON report to print its "N passed, N failed" line.
     reporters: process.env.CI ? ["default", "json"] : ["default"],
     outputFile: { json: ".test-results.json" },
