@@ -32,12 +32,13 @@ export default defineConfig({
           name: "unit",
           include: ["test/unit/**/*.test.ts"],
           // A fresh module graph per file cost a third of the lane (each file re-imported the SDKs,
-          // the parsers and the extraction code). Unit files keep no state between them that
-          // matters: what one sets in process.env it deletes again.
+          // the parsers and the extraction code). Unit files keep no state another reads: what one
+          // sets in process.env it puts back (a table name aside), and none uses vi.mock.
           isolate: false,
         },
       },
-      { test: { ...shared, name: "infra", include: ["test/infra/**/*.test.ts"] } },
+      // Likewise: every infra file imported aws-cdk-lib afresh (seconds each). Each builds its own App.
+      { test: { ...shared, name: "infra", include: ["test/infra/**/*.test.ts"], isolate: false } },
       {
         test: {
           ...shared,
