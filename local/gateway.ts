@@ -35,6 +35,8 @@ export interface GatewayOptions {
   authorizerCacheTtlSeconds?: number;
   /** Told of every request and the response it got (tests check each against the OpenAPI document). */
   onExchange?: (exchange: Exchange) => void;
+  /** The clock the authorizer cache reads: tests move it past the TTL rather than wait it out. */
+  now?: () => number;
 }
 
 export interface Exchange {
@@ -100,6 +102,7 @@ interface GatewayState {
   /** One bucket per public route (method and path), by the function that serves it. */
   publicBuckets: Map<string, TokenBuckets>;
   authorizerCache: AuthorizerCache;
+  now: () => number;
   /**
    * The host of the gateway's own base URL, reported as the event's domainName. Never the request's
    * Host header: a client could forge it into the links the service mails (sign-in), as API Gateway
@@ -123,6 +126,7 @@ export async function startGateway(options: GatewayOptions): Promise<LocalGatewa
     ),
     // The local stack behaves like the dev stage.
     authorizerCache: new AuthorizerCache(options.authorizerCacheTtlSeconds ?? AUTHORIZER_CACHE_TTL_SECONDS.dev),
+    now: options.now ?? Date.now,
     domainName: "127.0.0.1",
   };
   const server: Server = createServer((req, res) => {
@@ -177,7 +181,7 @@ async function handle(req: IncomingMessage, res: ServerResponse, state: GatewayS
     authorization = await state.authorizerCache.resolve(authorizationToken, async () => {
       const authorizer = await loadHandler<TokenAuthorizer>(AUTHORIZER.entry);
       return invokeLocally(AUTHORIZER.id, 10, (context) => authorizer({ type: "TOKEN", authorizationToken, methodArn }, context));
-    });
+    }, state.now);
   } catch (error) {
     if (error instanceof Error && error.message === "Unauthorized") return sendGatewayError(res, GATEWAY_ERRORS.unauthorized);
     throw error;

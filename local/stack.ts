@@ -46,6 +46,8 @@ export interface LocalStackOptions {
   env?: Record<string, string>;
   /** Told of every request through the gateway and its response (the integration suite's contract check). */
   onExchange?: GatewayOptions["onExchange"];
+  /** The clock of the gateway's authorizer cache (tests move it instead of waiting for the TTL). */
+  gatewayClock?: GatewayOptions["now"];
   /** Where sent e-mail is kept (sign-in links); a fresh temporary folder by default. */
   outboxDir?: string;
 }
@@ -167,6 +169,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       authorizerCacheTtlSeconds: options.authorizerCacheTtlSeconds,
       publicMethodThrottles: options.publicMethodThrottles,
       onExchange: options.onExchange,
+      now: options.gatewayClock,
     });
     stops.push(gateway.close);
 

@@ -3,6 +3,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { getIngestJob } from "../../functions/shared/db/ingest-jobs.ts";
 import { setFaultInjector } from "../../functions/shared/platform/fault-points.ts";
 import { useLocalStack } from "../support/local-stack.ts";
+import { queuesDrained } from "../support/queues.ts";
 import { documentsOfJob, ingestText, newNamespace, type TestNamespace, upload, waitForJob } from "../support/ingestion.ts";
 import { objectKeys, tableItemsMentioning, vectorCount, vectorKeysOfDocument } from "../support/inventory.ts";
 
@@ -65,8 +66,8 @@ describe("deleting an ingest job (deleteIngestJob)", () => {
     const [document] = await documentsOfJob(ns, job.id);
     expect((await ns.call("DELETE", `/ingest-jobs/${job.id}`)).status).toBe(200);
     await waitGone(ns, `/ingest-jobs/${job.id}`);
-    // Give any step still in flight the time to notice and take back what it wrote.
-    await new Promise((resolve) => setTimeout(resolve, 2000));
+    // Any step still in flight notices and takes back what it wrote before its message is done.
+    await queuesDrained(api);
     await expectNothingLeftOf(ns, job.id, [document.id]);
     expect(vectorCount(ns.namespaceId)).toBe(0);
   });
@@ -186,6 +187,7 @@ describe("re-ingesting a job (reingestJob)", () => {
     expect((await ns.call("POST", `/ingest-jobs/${job.id}/re-ingest`)).status).toBe(200);
     expect((await ns.call("DELETE", `/ingest-jobs/${job.id}`)).status).toBe(200);
     await waitGone(ns, `/ingest-jobs/${job.id}`);
+    // A sleep, not queuesDrained: the test before leaves a deleted job's step running for up to a minute.
     await new Promise((resolve) => setTimeout(resolve, 1500));
     await expectNothingLeftOf(ns, job.id, [document.id]);
     expect(vectorCount(ns.namespaceId)).toBe(0);
@@ -238,6 +240,7 @@ describe("deletion under duplicate delivery and crashes", () => {
     for (const body of [{ kind: "job", jobId: job.id }, { kind: "document", documentId: document.id }, { kind: "namespace", namespaceId: ns.namespaceId }]) {
       await api.stack().clients.sqs.send(new SendMessageCommand({ QueueUrl: queueUrl, MessageBody: JSON.stringify(body) }));
     }
+    // A sleep, not queuesDrained: an earlier test leaves a deleted job's step running for up to a minute.
     await new Promise((resolve) => setTimeout(resolve, 1500));
     await expectNothingLeftOf(ns, job.id, [document.id]);
     expect((await ns.call("GET", "/")).status).toBe(200);

@@ -6,6 +6,7 @@ import { getDocument } from "../../functions/shared/db/documents.ts";
 import { setFaultInjector } from "../../functions/shared/platform/fault-points.ts";
 import { embeddedVectorStore } from "../../functions/shared/vector-store/embedded.ts";
 import { useLocalStack } from "../support/local-stack.ts";
+import { queuesDrained } from "../support/queues.ts";
 import { documentsOfJob, ingestText, newNamespace, waitForJob } from "../support/ingestion.ts";
 
 // Small steps force long documents through several resumable invocations; private URLs are allowed
@@ -84,7 +85,7 @@ describe("the ingest worker", () => {
     ]) {
       await api.stack().clients.sqs.send(new SendMessageCommand({ QueueUrl: queueUrl, MessageBody: JSON.stringify(body) }));
     }
-    await new Promise((resolve) => setTimeout(resolve, 2500));
+    await queuesDrained(api, ["ingest"]);
     expect(await getIngestJob(job.id)).toMatchObject({ status: "COMPLETED", documentsCompleted: 1, documentsFailed: 0 });
     expect(await getDocument(document.id)).toMatchObject({ status: "COMPLETED", totalChunks: document.totalChunks });
     expect(await vectorsOf(ns.namespaceId)).toBe(document.totalChunks);

@@ -3,6 +3,7 @@ import { getIngestJob } from "../../functions/shared/db/ingest-jobs.ts";
 import { keys } from "../../functions/shared/db/dynamo/keys.ts";
 import { listDeadLetters } from "../../scripts/dlq.ts";
 import { useLocalStack } from "../support/local-stack.ts";
+import { queuesDrained } from "../support/queues.ts";
 import { documentsOfJob, ingestText, newNamespace, type TestNamespace, waitForJob } from "../support/ingestion.ts";
 import { cancellation, failFirst, type InjectedError, injectDynamoErrors, removeInjections, transactionConflict, transactionKeys } from "../support/dynamo-faults.ts";
 
@@ -176,7 +177,7 @@ describe("ingesting while transactions conflict", () => {
     await expect.poll(() => settlement.attempts(), { timeout: 30_000 }).toBe(1);
     // The delivery that lost stops; the winner it assumes counts the document (the reconciler
     // takes over if that winner died).
-    await new Promise((resolve) => setTimeout(resolve, 1500));
+    await queuesDrained(api, ["ingest"]);
     expect(settlement.attempts()).toBe(1);
     expect(await getIngestJob(created.id)).toMatchObject({ status: "PROCESSING", documentsCompleted: 0, documentsFailed: 0 });
     const [document] = await documentsOfJob(ns, created.id);

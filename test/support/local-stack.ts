@@ -3,6 +3,7 @@ import { ContractChecker } from "./contract.ts";
 import { type GrantsByFunction, isGranted, type LocalNames, needsOf } from "./iam.ts";
 import type { SdkCall } from "../../functions/shared/platform/sdk-observer.ts";
 import { setSdkCallObserver } from "../../functions/shared/platform/sdk-observer.ts";
+import { ENV } from "../../functions/shared/platform/env-names.ts";
 import { currentLocalFunction } from "../../local/lambda-context.ts";
 import { ensureOrganization, issueApiKey } from "../../functions/shared/db/organizations.ts";
 import { type LocalStack, type LocalStackOptions, startLocalStack } from "../../local/stack.ts";
@@ -51,6 +52,8 @@ export function useLocalStack(options: LocalStackOptions = {}): TestApi {
       visibilityTimeoutSeconds: 2,
       onExchange: (exchange) => breaches.push(...contract.check(exchange)),
       ...options,
+      // Retries are asserted by what they answer, not by how long they wait: back-off steps of 1 ms.
+      env: { [ENV.chatRetryBaseDelayMs]: "1", ...options.env },
     });
   });
   afterEach(() => {

@@ -1,7 +1,7 @@
 import { readdir, readFile } from "node:fs/promises";
 import { join } from "node:path";
-import { GetQueueAttributesCommand } from "@aws-sdk/client-sqs";
 import type { TestApi } from "./local-stack.ts";
+import { queuesDrained } from "./queues.ts";
 
 export interface SentMail {
   to: string;
@@ -21,21 +21,8 @@ export async function mailTo(api: TestApi, address: string): Promise<SentMail[]>
  * Waits until the mail worker has handled every queued sign-in request (none visible or in flight),
  * so what the outbox holds is final: mail is sent after the visitor's answer, not during it.
  */
-export async function mailQueueDrained(api: TestApi, timeoutMs = 30_000): Promise<void> {
-  const { clients, resources } = api.stack();
-  const deadline = Date.now() + timeoutMs;
-  let quietPolls = 0;
-  while (Date.now() < deadline) {
-    const { Attributes } = await clients.sqs.send(
-      new GetQueueAttributesCommand({ QueueUrl: resources.queues.mail.url, AttributeNames: ["ApproximateNumberOfMessages", "ApproximateNumberOfMessagesNotVisible"] }),
-    );
-    const pending = Number(Attributes?.ApproximateNumberOfMessages ?? 0) + Number(Attributes?.ApproximateNumberOfMessagesNotVisible ?? 0);
-    // Twice in a row: a message deleted between two polls is done, one received in between is not yet.
-    quietPolls = pending === 0 ? quietPolls + 1 : 0;
-    if (quietPolls >= 2) return;
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  throw new Error(`the mail queue did not drain within ${timeoutMs} ms`);
+export function mailQueueDrained(api: TestApi, timeoutMs = 30_000): Promise<void> {
+  return queuesDrained(api, ["mail"], timeoutMs);
 }
 
 /** The mails an address got once every queued request is handled. */

@@ -1,5 +1,6 @@
-import type { LookupAddress } from "node:dns";
-import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
+import dns, { type LookupAddress } from "node:dns";
+import { syncBuiltinESMExports } from "node:module";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { chatModelFor } from "../../functions/shared/llm/index.ts";
 import { ChatError, type ChatDelta, type ChatMessage, type ChatOptions } from "../../functions/shared/llm/types.ts";
 import { startBedrockRuntimeStub, type BedrockRuntimeStub } from "../support/bedrock-runtime.ts";
@@ -8,13 +9,19 @@ import { roughTokens, sourceQuotingAnswer, startOpenAiChatServer, textDeltas, ty
 // A name that resolves to loopback, as a rebinding attacker's name would: only the guard's own
 // resolver call is answered here, everything else resolves as usual.
 const REBINDING_HOST = "model.rebinding.test";
-vi.mock("node:dns", async (importOriginal) => {
-  const dns = await importOriginal<typeof import("node:dns")>();
-  const lookup = ((hostname: string, options: object, callback: (error: Error | null, addresses: LookupAddress[]) => void) => {
-    if (hostname === "model.rebinding.test") return callback(null, [{ address: "127.0.0.1", family: 4 }]);
-    return (dns.lookup as (...args: unknown[]) => void)(hostname, options, callback);
+// Patched on the module itself, not with vi.mock: unit files share one module graph per worker
+// (vitest.config.ts), so the guard may have imported node:dns before this file runs.
+const originalLookup = dns.lookup;
+beforeAll(() => {
+  dns.lookup = ((hostname: string, options: object, callback: (error: Error | null, addresses: LookupAddress[]) => void) => {
+    if (hostname === REBINDING_HOST) return callback(null, [{ address: "127.0.0.1", family: 4 }]);
+    return (originalLookup as (...args: unknown[]) => void)(hostname, options, callback);
   }) as typeof dns.lookup;
-  return { ...dns, default: { ...dns, lookup }, lookup };
+  syncBuiltinESMExports();
+});
+afterAll(() => {
+  dns.lookup = originalLookup;
+  syncBuiltinESMExports();
 });
 
 const QUESTION = "How are refunds for damaged parcels approved?";

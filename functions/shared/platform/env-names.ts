@@ -35,6 +35,8 @@ export const ENV = {
   emailBackend: "EMAIL_BACKEND",
   emailSender: "EMAIL_SENDER",
   emailOutboxDir: "EMAIL_OUTBOX_DIR",
+  chatRetryBaseDelayMs: "CHAT_RETRY_BASE_DELAY_MS",
+  hostedRateClockMs: "HOSTED_RATE_CLOCK_MS",
 } as const;
 
 export type EnvName = (typeof ENV)[keyof typeof ENV];

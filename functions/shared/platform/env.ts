@@ -26,6 +26,14 @@ function positiveInt(name: string, fallback: number): number {
   return value;
 }
 
+function nonNegativeInt(name: string, fallback: number): number {
+  const raw = process.env[name];
+  if (raw === undefined || raw === "") return fallback;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < 0) throw new Error(`environment variable ${name} must be a non-negative integer`);
+  return value;
+}
+
 export const config = {
   tableName: () => required(ENV.tableName),
   bucketName: () => required(ENV.bucketName),
@@ -107,5 +115,15 @@ export const config = {
    * The process's resident memory past which the extraction thread at work is terminated: nine
    * tenths of the function's memory, so the thread goes before Lambda ends the whole process.
    */
+  /**
+   * The first back-off step of a chat model's retries (each retry doubles it): someone waits for the
+   * answer, so 500 ms. Tests of the retries through the HTTP API set it lower rather than sleep.
+   */
+  chatRetryBaseDelayMs: () => nonNegativeInt(ENV.chatRetryBaseDelayMs, 500),
+  /**
+   * Test-only: the instant (epoch ms) hosted pages' per-minute visit counters count at, so a test of
+   * the 31st request in a minute cannot see the minute roll over. Never set by the stack.
+   */
+  hostedRateClockMs: (): number | undefined => (process.env[ENV.hostedRateClockMs] ? nonNegativeInt(ENV.hostedRateClockMs, 0) : undefined),
   extractionRssLimitMb: () => positiveInt(ENV.extractionRssLimitMb, Math.floor(positiveInt("AWS_LAMBDA_FUNCTION_MEMORY_SIZE", 1769) * 0.9)),
 };

@@ -20,8 +20,7 @@ const PROVIDER = "OPENAI_COMPATIBLE";
 const HEADERS_TIMEOUT_MS = 30_000;
 const IDLE_TIMEOUT_MS = 60_000;
 const MAX_ATTEMPTS = 3;
-// Someone is waiting for the answer: short steps, and no single wait longer than this.
-const RETRY_BASE_DELAY_MS = 500;
+// Someone is waiting for the answer: short steps (config.chatRetryBaseDelayMs), and no single wait longer than this.
 const MAX_RETRY_DELAY_MS = 10_000;
 const MAX_ERROR_BODY_BYTES = 64 * 1024;
 // A server that ignores `stream: true` answers one JSON document; an answer is not larger than this.
@@ -125,7 +124,7 @@ async function* streamChat(settings: ChatModelSettings, messages: ChatMessage[],
       // Once text has reached the caller, a second answer would not continue the first.
       if (produced || !error.retryable || attempt >= MAX_ATTEMPTS) throw chatError(endpoint, error, attempt);
       logger.warn("chat request will be retried", { provider: PROVIDER, attempt, error: error.message });
-      await pause(error.options.delayMs ?? backoffMs(attempt, RETRY_BASE_DELAY_MS, MAX_RETRY_DELAY_MS), endpoint, options);
+      await pause(error.options.delayMs ?? backoffMs(attempt, config.chatRetryBaseDelayMs(), MAX_RETRY_DELAY_MS), endpoint, options);
     }
   }
 }

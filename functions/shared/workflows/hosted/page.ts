@@ -7,6 +7,7 @@ import { isAllowedVisitor, verifySession } from "../../domain/hosted/access.ts";
 import { hostingChatModel, type HostingRecord } from "../../domain/hosting.ts";
 import type { NamespaceRecord } from "../../domain/namespace.ts";
 import { chatModelHere } from "../../domain/llm-config.ts";
+import { config } from "../../platform/env.ts";
 
 /**
  * The public side of hosting: the page a slug names, who may visit it, and how a visitor of a
@@ -38,7 +39,7 @@ export function countVisit(slug: string, visitor: string, use: keyof typeof HOST
   return countRequest([
     { name: `${name}:visitor:${visitor}`, limit: limits.perVisitorPerMinute, windowSeconds: 60 },
     { name, limit: limits.perPagePerMinute, windowSeconds: 60 },
-  ]);
+  ], config.hostedRateClockMs());
 }
 
 /** Whether the chat tab can answer: the page's model, or the deployment's default. Here, not with chat, so the page does not bundle it. */
