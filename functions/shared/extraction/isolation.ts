@@ -19,11 +19,21 @@ import type { ExtractedDocument, ExtractionOptions } from "./types.ts";
  * The heap cap does not see memory outside V8's heap: decoded images (pdf.js keeps a page's images
  * as typed arrays; a 5.8 MB PDF painting eight 25-megapixel images on one page decodes to 2.2 GB)
  * and the OCR engine's WebAssembly memory. So while a thread works, the process's resident memory
- * is watched too, and past config.extractionRssLimitMb the thread is terminated the same way.
+ * is watched too, and past config.extractionRssLimitMb the thread that pushed it there is
+ * terminated the same way.
  */
 
 /** How often the process's resident memory is read while a thread works. */
 const RSS_CHECK_MS = 50;
+
+/**
+ * A thread stopped at the memory limit leaves part of what it used resident after it has ended
+ * (measured: about 250 of 300 MB), so the next document may start above the limit. A document is
+ * stopped only when it has itself added more than this since it started; one that merely inherits
+ * the resident memory is read (a PDF stream bomb queued after an image bomb, the job's ordinary
+ * documents) and still refused by its own budgets.
+ */
+const OWN_GROWTH_BEFORE_BLAME = 64 * 1024 * 1024;
 
 /** The file name of the thread's entry in a bundled asset, beside index.mjs (lib/bundling.ts writes it). */
 export const EXTRACTION_THREAD_BUNDLE_NAME = "extraction-thread";
@@ -97,9 +107,10 @@ class ExtractionThread {
         waitMs,
       );
       const rssLimit = config.extractionRssLimitMb() * 1024 * 1024;
+      const rssAtStart = process.memoryUsage.rss();
       const watch = setInterval(() => {
         const rss = process.memoryUsage.rss();
-        if (rss <= rssLimit) return;
+        if (rss <= rssLimit || rss - rssAtStart <= OWN_GROWTH_BEFORE_BLAME) return;
         this.stop(
           job.id,
           new DocumentExtractionError(
@@ -153,14 +164,21 @@ let running = 0;
 let nextId = 1;
 
 function release(thread: ExtractionThread): void {
-  running -= 1;
   if (thread.dead) {
-    void thread.worker.terminate();
-  } else {
-    // An idle thread must not keep the process alive (tests, the CLI).
-    thread.worker.unref();
-    idle.push(thread);
+    // The slot frees once the thread has ended and its memory is returned: a document stopped at
+    // the process's memory limit would otherwise leave its decoded images resident while the next
+    // document starts, and that one would be stopped for memory it never used.
+    void thread.worker.terminate().finally(freeSlot);
+    return;
   }
+  // An idle thread must not keep the process alive (tests, the CLI).
+  thread.worker.unref();
+  idle.push(thread);
+  freeSlot();
+}
+
+function freeSlot(): void {
+  running -= 1;
   waiting.shift()?.();
 }
 
@@ -178,8 +196,7 @@ async function acquire(): Promise<ExtractionThread> {
     return new ExtractionThread(release, heapMb);
   } catch (error) {
     // The slot taken above goes back, or every later document would wait for it forever.
-    running -= 1;
-    waiting.shift()?.();
+    freeSlot();
     throw error;
   }
 }
