@@ -187,8 +187,8 @@ describe("re-ingesting a job (reingestJob)", () => {
     expect((await ns.call("POST", `/ingest-jobs/${job.id}/re-ingest`)).status).toBe(200);
     expect((await ns.call("DELETE", `/ingest-jobs/${job.id}`)).status).toBe(200);
     await waitGone(ns, `/ingest-jobs/${job.id}`);
-    // A sleep, not queuesDrained: the test before leaves a deleted job's step running for up to a minute.
-    await new Promise((resolve) => setTimeout(resolve, 1500));
+    // Work in flight over; an earlier test's stepped-aside copy, due in a minute, finds its job gone.
+    await queuesDrained(api, ["ingest", "delete"], { delayed: false });
     await expectNothingLeftOf(ns, job.id, [document.id]);
     expect(vectorCount(ns.namespaceId)).toBe(0);
   });
@@ -240,8 +240,8 @@ describe("deletion under duplicate delivery and crashes", () => {
     for (const body of [{ kind: "job", jobId: job.id }, { kind: "document", documentId: document.id }, { kind: "namespace", namespaceId: ns.namespaceId }]) {
       await api.stack().clients.sqs.send(new SendMessageCommand({ QueueUrl: queueUrl, MessageBody: JSON.stringify(body) }));
     }
-    // A sleep, not queuesDrained: an earlier test leaves a deleted job's step running for up to a minute.
-    await new Promise((resolve) => setTimeout(resolve, 1500));
+    // Work in flight over; an earlier test's stepped-aside copy, due in a minute, finds its job gone.
+    await queuesDrained(api, ["ingest", "delete"], { delayed: false });
     await expectNothingLeftOf(ns, job.id, [document.id]);
     expect((await ns.call("GET", "/")).status).toBe(200);
   });

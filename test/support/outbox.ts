@@ -22,7 +22,7 @@ export async function mailTo(api: TestApi, address: string): Promise<SentMail[]>
  * so what the outbox holds is final: mail is sent after the visitor's answer, not during it.
  */
 export function mailQueueDrained(api: TestApi, timeoutMs = 30_000): Promise<void> {
-  return queuesDrained(api, ["mail"], timeoutMs);
+  return queuesDrained(api, ["mail"], { timeoutMs });
 }
 
 /** The mails an address got once every queued request is handled. */
