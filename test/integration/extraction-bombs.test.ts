@@ -3,6 +3,7 @@ import { WORKERS } from "../../lib/workers.ts";
 import { LOCAL_VISIBILITY_MARGIN_SECONDS } from "../../local/resources.ts";
 import { afterEach, describe, expect, it } from "vitest";
 import { ENV } from "../../functions/shared/platform/env-names.ts";
+import { setFaultInjector } from "../../functions/shared/platform/fault-points.ts";
 import { docxBomb, epubRepeatBomb, pdfImageBomb, pdfManyImagesBomb, pdfStreamBomb, pngBomb, pptxRepeatBomb, xlsxBomb } from "../fixtures/bombs.ts";
 import { docxFile } from "../fixtures/documents.ts";
 import { chunksOf, documentsOfJob, newNamespace, upload, waitForJob } from "../support/ingestion.ts";
@@ -88,16 +89,14 @@ describe("the local gateway while a document is parsed", () => {
     const ns = await newNamespace(api);
     // Within the Word budget; mammoth parses it synchronously for seconds.
     const key = await upload(ns, "dense.docx", DOCX, await docxBomb(5));
+    const reading = new Promise<void>((resolve) => setFaultInjector(async (point) => void (point === "extraction:reading" && resolve())));
     const created = await ns.call("POST", "/ingest-jobs", { body: { payload: { type: "MANAGED_FILE", key, fileName: "dense.docx" } } });
     expect(created.status).toBe(201);
-    let document: any;
-    while (document?.status !== "PRE_PROCESSING") {
-      [document] = await documentsOfJob(ns, created.body.data.id);
-      expect(["QUEUED", "QUEUED_FOR_RESYNC", "PRE_PROCESSING", undefined]).toContain(document?.status);
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
-    // Parsed in the gateway's thread, this request would wait until the document had moved on.
-    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    // Asked once the extraction thread reads the file: parsed in the gateway's thread, this request
+    // would wait until the document had moved on.
+    await reading;
+    setFaultInjector(null);
+    const [document] = await documentsOfJob(ns, created.body.data.id);
     const answered = await ns.call("GET", `/documents/${document.id}`);
     expect(answered.status).toBe(200);
     expect(answered.body.data.status).toBe("PRE_PROCESSING");

@@ -4,6 +4,7 @@ import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { extractIsolated, shutdownExtractionThreads } from "../../functions/shared/extraction/isolation.ts";
 import { DocumentExtractionError, extractionLimits } from "../../functions/shared/extraction/limits.ts";
 import { ENV } from "../../functions/shared/platform/env-names.ts";
+import { setFaultInjector } from "../../functions/shared/platform/fault-points.ts";
 import { docxBomb, pdfManyImagesBomb } from "../fixtures/bombs.ts";
 import { docxFile } from "../fixtures/documents.ts";
 import { extract, refusal } from "../support/isolated-extraction.ts";
@@ -62,20 +63,22 @@ describe("the extraction thread", () => {
         () => (settled = true),
         () => (settled = true),
       );
-      // Asked once the thread has started parsing; parsed in this thread, the request would wait for the end.
+      // Asked once the thread reads the file; parsed in this thread, the request would wait for the end.
       const answeredWhileParsing = await new Promise<boolean>((resolve, reject) => {
-        const started = () =>
+        setFaultInjector(async (point) => {
+          if (point !== "extraction:reading") return;
           httpRequest({ host: "127.0.0.1", port: (server.address() as AddressInfo).port }, (response) => {
             response.resume();
             response.on("end", () => resolve(!settled));
           })
             .on("error", reject)
             .end();
-        setTimeout(started, 1000);
+        });
       });
       await extraction;
       expect(answeredWhileParsing).toBe(true);
     } finally {
+      setFaultInjector(null);
       server.close();
     }
   });

@@ -4,6 +4,7 @@ import { pathToFileURL } from "node:url";
 import { Worker } from "node:worker_threads";
 import { DOCUMENT_FORMATS, type DocumentFormatId } from "../domain/catalogs/document-formats.ts";
 import { config } from "../platform/env.ts";
+import { faultPoint } from "../platform/fault-points.ts";
 import { DocumentExtractionError, EXTRACTION_DEADLINE_GRACE_MS, EXTRACTION_THREADS } from "./limits.ts";
 import type { ExtractedDocument, ExtractionOptions } from "./types.ts";
 
@@ -45,7 +46,7 @@ interface Job {
   options: ExtractionOptions;
 }
 
-type Reply = { id: number; result: ExtractedDocument } | { id: number; error: { message: string; parse: boolean } };
+type Reply = { id: number; started: true } | { id: number; result: ExtractedDocument } | { id: number; error: { message: string; parse: boolean } };
 
 class ExtractionThread {
   readonly worker: Worker;
@@ -59,7 +60,9 @@ class ExtractionThread {
     this.worker = startThread(heapMb);
     this.worker.on("message", (reply: Reply) => {
       if (this.pending?.id !== reply.id) return;
-      if ("result" in reply) this.finish({ result: reply.result });
+      // The extractor is loaded and reads the file from here on: tests wait for this, not for a time.
+      if ("started" in reply) void faultPoint("extraction:reading");
+      else if ("result" in reply) this.finish({ result: reply.result });
       else this.finish({ error: reply.error.parse ? new DocumentExtractionError(reply.error.message) : new Error(reply.error.message) });
     });
     this.worker.on("error", (error: Error & { code?: string }) => {

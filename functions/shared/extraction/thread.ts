@@ -21,6 +21,7 @@ parentPort!.on("message", (request: Request) => {
   void (async () => {
     try {
       const extractor = await loadExtractor(request.format);
+      parentPort!.postMessage({ id: request.id, started: true });
       // The bytes were transferred to this thread: no one else reads them.
       const result = await extractor.extract(request.bytes, { ...request.options, ownsBytes: true });
       const maxCharacters = request.options.limits.maxCharacters ?? MAX_EXTRACTED_CHARACTERS;
