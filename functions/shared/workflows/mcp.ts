@@ -11,7 +11,7 @@ import * as z from "../platform/zod.ts";
 import { expandHits } from "./expansion.ts";
 import { createIngestJob } from "./ingestion/create-job.ts";
 import { listDocuments } from "./ingestion/lookups.ts";
-import { documentsToWire } from "./records-to-wire.ts";
+import { documentsToWire, readDocumentToWire } from "./records-to-wire.ts";
 import { chunkIdInput, citationOf, type McpTool, parse, ToolInputError } from "./mcp-common.ts";
 import { rerankResults } from "./rerank.ts";
 import { search } from "./search.ts";
@@ -145,8 +145,7 @@ export const MCP_TOOLS: McpTool<McpCaller>[] = [
       const { where, rest } = split(input);
       const { documentId } = parse(z.object({ documentId: z.string().check(z.regex(/^doc_[A-Za-z0-9_-]+$/, "must be a document id (doc_...)")) }), rest);
       const { namespace, tenantId } = await namespaceOf(caller, where, "any");
-      const [wire] = await documentsToWire([await loadDocumentForRequest(namespace.id, tenantId, documentId)]);
-      return { document: wire };
+      return { document: await readDocumentToWire(await loadDocumentForRequest(namespace.id, tenantId, documentId)) };
     },
   },
   {
