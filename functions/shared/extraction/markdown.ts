@@ -1,4 +1,5 @@
-import { extractText } from "./text-formats.ts";
+import { htmlToText } from "./formats/html.ts";
+import { convertText, normalizeNewlines } from "./text-decoding.ts";
 
 /**
  * The Markdown side shared by the formats. HTML goes through the service's own HTML converter
@@ -6,15 +7,8 @@ import { extractText } from "./text-formats.ts";
  * uploaded HTML page.
  */
 
-const encoder = new TextEncoder();
-
-/**
- * Thin wrapper until the converter is exported by name: at integration, `htmlToText` from
- * ingest/parsers.ts should be exported and called directly (this round-trip through UTF-8 bytes
- * costs about a millisecond per megabyte and changes nothing in the output).
- */
 export function htmlToMarkdown(html: string): string {
-  return extractText(encoder.encode(html), "html").text;
+  return convertText(normalizeNewlines(html), "html", htmlToText);
 }
 
 const HTML_ESCAPES: Record<string, string> = { "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;" };

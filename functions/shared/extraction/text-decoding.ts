@@ -14,7 +14,11 @@ export function textFormatExtractor(format: FileFormat, convert: (text: string) 
 
 /** Empty or whitespace-only files convert to empty text; deciding what that means is the caller's job. */
 export function extractDecoded(bytes: Uint8Array, format: FileFormat, convert: (text: string) => string): string {
-  const text = decodeText(bytes);
+  return convertText(decodeText(bytes), format, convert);
+}
+
+/** Runs a converter over text already decoded (HTML a document library produced, as well as uploads). */
+export function convertText(text: string, format: FileFormat, convert: (text: string) => string): string {
   try {
     return convert(text);
   } catch (error) {
@@ -55,7 +59,7 @@ function startsWithBytes(bytes: Uint8Array, prefix: readonly number[]): boolean 
   return bytes.length >= prefix.length && prefix.every((byte, index) => bytes[index] === byte);
 }
 
-export function decodeText(bytes: Uint8Array): string {
+function decodeText(bytes: Uint8Array): string {
   if (startsWithBytes(bytes, [0xff, 0xfe, 0, 0]) || startsWithBytes(bytes, [0, 0, 0xfe, 0xff])) {
     throw notText("it is UTF-32, which is not supported; save it as UTF-8");
   }
