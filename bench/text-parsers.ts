@@ -10,7 +10,8 @@
  */
 import { performance } from "node:perf_hooks";
 import { fileURLToPath } from "node:url";
-import { DocumentExtractionError, extractText, type TextFormat } from "../functions/shared/extraction/text-formats.ts";
+import { DocumentExtractionError } from "../functions/shared/extraction/extraction-error.ts";
+import { extractText, type TextFormat } from "../functions/shared/extraction/text-formats.ts";
 import { chunkText } from "../functions/shared/text/chunker.ts";
 import { isEntryPoint, saveResults } from "./support.ts";
 

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { DocumentExtractionError, extractText, parseText, type TextFormat } from "../../functions/shared/extraction/text-formats.ts";
+import { DocumentExtractionError } from "../../functions/shared/extraction/extraction-error.ts";
+import { extractText, parseText, type TextFormat } from "../../functions/shared/extraction/text-formats.ts";
 
 const utf8 = (text: string) => new TextEncoder().encode(text);
 const parse = (format: TextFormat, input: string | Uint8Array) =>

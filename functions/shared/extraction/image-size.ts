@@ -25,7 +25,7 @@ export function checkImagePixels(bytes: Uint8Array, kind: string): void {
   refuseOversizedImage(size.width, size.height, `the ${kind} image`);
 }
 
-export function refuseOversizedImage(width: number, height: number, what: string): void {
+function refuseOversizedImage(width: number, height: number, what: string): void {
   if (width * height > MAX_IMAGE_PIXELS) {
     throw new DocumentExtractionError(
       `${what} is ${width}×${height} pixels (${megapixels(width * height)} megapixels), more than the ${megapixels(MAX_IMAGE_PIXELS)} megapixels that can be read by OCR`,

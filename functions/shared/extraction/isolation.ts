@@ -5,7 +5,7 @@ import { Worker } from "node:worker_threads";
 import { DOCUMENT_FORMATS, type DocumentFormatId } from "../domain/catalogs/document-formats.ts";
 import { config } from "../platform/env.ts";
 import { faultPoint } from "../platform/fault-points.ts";
-import { DocumentExtractionError, EXTRACTION_DEADLINE_GRACE_MS, EXTRACTION_THREADS } from "./limits.ts";
+import { DocumentExtractionError, EXTRACTION_DEADLINE_GRACE_MS, EXTRACTION_THREADS, tooSlow } from "./limits.ts";
 import type { ExtractedDocument, ExtractionOptions } from "./types.ts";
 
 /**
@@ -106,7 +106,7 @@ class ExtractionThread {
     return new Promise<ExtractedDocument>((resolve, reject) => {
       const waitMs = Math.max(0, job.options.limits.deadlineMs - Date.now()) + graceMs;
       const timer = setTimeout(
-        () => this.stop(job.id, new DocumentExtractionError(`the ${label} file took too long to parse (the time limit for one document was reached)`)),
+        () => this.stop(job.id, tooSlow(label)),
         waitMs,
       );
       const rssLimit = config.extractionRssLimitMb() * 1024 * 1024;

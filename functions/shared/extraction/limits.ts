@@ -1,4 +1,4 @@
-import { DocumentExtractionError } from "./text-formats.ts";
+import { DocumentExtractionError } from "./extraction-error.ts";
 import type { ExtractionLimits } from "./types.ts";
 
 /**
@@ -91,9 +91,12 @@ export function extractionLimits(overrides: Partial<ExtractionLimits> = {}): Ext
 
 /** Called between pages, slides, entries: long extractions stop at the deadline instead of at the Lambda timeout. */
 export function checkDeadline(limits: ExtractionLimits, label: string): void {
-  if (Date.now() > limits.deadlineMs) {
-    throw new DocumentExtractionError(`the ${label} file took too long to parse (the time limit for one document was reached)`);
-  }
+  if (Date.now() > limits.deadlineMs) throw tooSlow(label);
+}
+
+/** A document still being read at its deadline: checked between parts here, and by the extraction thread's timer. */
+export function tooSlow(label: string): DocumentExtractionError {
+  return new DocumentExtractionError(`the ${label} file took too long to parse (the time limit for one document was reached)`);
 }
 
 export function checkPageCount(count: number, limits: ExtractionLimits, label: string, unit = "pages"): void {

@@ -3,11 +3,8 @@ import { csvToText } from "./formats/csv.ts";
 import { htmlToText } from "./formats/html.ts";
 import { jsonLinesToText, jsonToText } from "./formats/json.ts";
 import { tsvToText } from "./formats/tsv.ts";
-import { DocumentExtractionError } from "./extraction-error.ts";
 import { extractDecoded, normalizeNewlines, textFormatExtractor } from "./text-decoding.ts";
 import type { FormatExtractor } from "./types.ts";
-
-export { DocumentExtractionError };
 
 /**
  * Turns uploaded bytes into the text the chunker splits. Every converter keeps the source's own

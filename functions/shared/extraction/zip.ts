@@ -75,12 +75,9 @@ export function unzip(bytes: Uint8Array, options: UnzipOptions): ZipArchive {
       if (content.length > maxPart) throw tooLargeWhenDecompressed(label, `its part ${entry.name}`, maxPart);
     } else if (entry.method === 8) {
       // Whichever budget is nearer stops the inflation, and the message names that one.
-      const partBound = Math.min(maxPart, limits.maxDecompressedBytes - inflatedTotal);
-      const onExceeded = () =>
-        partBound === maxPart && maxPart < limits.maxDecompressedBytes - inflatedTotal
-          ? tooLargeWhenDecompressed(label, `its part ${entry.name}`, maxPart)
-          : tooLarge(label, limits);
-      content = inflateBounded(data, partBound, onExceeded, corrupt, entry.name);
+      const remaining = limits.maxDecompressedBytes - inflatedTotal;
+      const onExceeded = maxPart < remaining ? () => tooLargeWhenDecompressed(label, `its part ${entry.name}`, maxPart) : () => tooLarge(label, limits);
+      content = inflateBounded(data, Math.min(maxPart, remaining), onExceeded, corrupt, entry.name);
     } else {
       throw new DocumentExtractionError(`the ${label} file uses a compression method (${entry.method}) that is not supported`);
     }

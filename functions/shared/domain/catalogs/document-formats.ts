@@ -138,7 +138,3 @@ export const DOCUMENT_FORMATS = {
 } as const satisfies Record<string, DocumentFormat>;
 
 export type DocumentFormatId = keyof typeof DOCUMENT_FORMATS;
-
-export function documentFormat(id: DocumentFormatId): DocumentFormat {
-  return DOCUMENT_FORMATS[id];
-}

@@ -15,7 +15,7 @@ const NEWLINE_INDENTS = Array.from({ length: MAX_INDENT_LEVELS + 1 }, (_, level)
 const JSON_NUMBER = /-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?/y;
 const STRING_RUN = /[^"\\\u0000-\u001f]*/y;
 
-export class JsonSyntaxError extends Error {
+class JsonSyntaxError extends Error {
   constructor(
     readonly index: number,
     reason: string,
@@ -42,7 +42,7 @@ type Expect = (typeof Expect)[keyof typeof Expect];
  * written (JSON.parse would round 64-bit ids and move integer-like keys first), and the explicit
  * stack keeps deep nesting from overflowing the call stack.
  */
-export function formatJson(source: string, separateTopLevelItems: boolean): string {
+function formatJson(source: string, separateTopLevelItems: boolean): string {
   const out: string[] = [];
   const stack: JsonContainer[] = [];
   const length = source.length;

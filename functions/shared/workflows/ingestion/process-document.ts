@@ -10,7 +10,7 @@ import type { NamespaceRecord } from "../../domain/namespace.ts";
 import { DELETION_STATUSES, FINAL_STATUSES, QUEUED_STATUSES } from "../../domain/statuses.ts";
 import { embedderFor, isEmbeddingError } from "../../embedding/index.ts";
 import { chunkText } from "../../text/chunker.ts";
-import { DocumentExtractionError } from "../../extraction/text-formats.ts";
+import { DocumentExtractionError } from "../../extraction/extraction-error.ts";
 import { enqueue } from "../../queue/send.ts";
 import { deleteObjects, getObjectText, putObject } from "../../storage/objects.ts";
 import { chunksKey, stagingChunksKey, stagingPagesKey } from "../../storage/object-keys.ts";
