@@ -61,7 +61,7 @@ class ExtractionThread {
     this.worker.on("message", (reply: Reply) => {
       if (this.pending?.id !== reply.id) return;
       // The extractor is loaded and reads the file from here on: tests wait for this, not for a time.
-      if ("started" in reply) void faultPoint("extraction:reading");
+      if ("started" in reply) faultPoint("extraction:reading").catch(() => undefined);
       else if ("result" in reply) this.finish({ result: reply.result });
       else this.finish({ error: reply.error.parse ? new DocumentExtractionError(reply.error.message) : new Error(reply.error.message) });
     });

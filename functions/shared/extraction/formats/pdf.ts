@@ -86,13 +86,17 @@ function polyfillTransferToFixedLength(): void {
   });
 }
 
-async function openPdf(bytes: Uint8Array, limits: ExtractionLimits, ownsBytes = false): Promise<{ pdfjs: PdfJs; pdf: PdfDocument }> {
+/** The file's two ends, checked before anything reads its body (the stream scan, pdf.js). */
+function checkPdfFraming(bytes: Uint8Array): void {
   const head = new TextDecoder("latin1").decode(bytes.subarray(0, 1024));
   if (!head.includes("%PDF-")) throw new DocumentExtractionError("the file is not a PDF (it has no %PDF header)");
   // pdf.js rebuilds a damaged cross-reference table by scanning, so a cut-off upload would open and
   // quietly lose its last pages; every complete PDF ends with %%EOF (give or take trailing junk).
   const tail = new TextDecoder("latin1").decode(bytes.subarray(Math.max(0, bytes.length - 2048)));
   if (!tail.includes("%%EOF")) throw new DocumentExtractionError("the PDF file is truncated (it does not end with %%EOF); upload the complete file");
+}
+
+async function openPdf(bytes: Uint8Array, limits: ExtractionLimits, ownsBytes = false): Promise<{ pdfjs: PdfJs; pdf: PdfDocument }> {
   checkDeadline(limits, LABEL);
   polyfillTransferToFixedLength();
   const pdfjs = await getResolvedPDFJS();
@@ -122,6 +126,8 @@ async function openPdf(bytes: Uint8Array, limits: ExtractionLimits, ownsBytes = 
 
 async function extract(bytes: Uint8Array, options: ExtractionOptions): Promise<ExtractedDocument> {
   const { limits } = options;
+  // A file that is not a PDF, or was cut off, is refused before its streams are scanned and inflated.
+  checkPdfFraming(bytes);
   // The streams are measured once, by the step that reads the first page: later steps read the same bytes.
   const streamNotes = (options.pageRange?.first ?? 1) === 1 ? checkPdfStreams(bytes, limits, LABEL) : [];
   const { pdfjs, pdf } = await openPdf(bytes, limits, options.ownsBytes);
