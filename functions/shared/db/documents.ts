@@ -4,7 +4,7 @@ import { config } from "../platform/env.ts";
 import { notFound } from "../domain/errors.ts";
 import { isConditionFailure } from "./dynamo/conditions.ts";
 import type { DocumentRecord, ExtractionCheckpoint, ProcessingCheckpoint, VectorGeneration } from "../domain/document.ts";
-import { DELETION_STATUSES, QUEUED_STATUSES } from "../domain/statuses.ts";
+import { DELETION_STATUSES, QUEUED_STATUSES, RUNNING_STATUSES } from "../domain/statuses.ts";
 import { nowIso } from "../platform/time.ts";
 import { documentFieldsFromItem, documentFromItem } from "./records.ts";
 import { batchGetItems } from "./dynamo/batch-get.ts";
@@ -252,7 +252,7 @@ export const documentChanges = {
   fail: (document: DocumentRecord, reason: string) =>
     change({
       to: "FAILED",
-      from: ["QUEUED", "QUEUED_FOR_RESYNC", "PRE_PROCESSING", "PROCESSING"],
+      from: RUNNING_STATUSES,
       runId: document.runId,
       set: { failedAt: nowIso(), completedAt: null, error: reason, checkpoint: null, generation: null, retiredGeneration: document.generation },
     }),

@@ -11,7 +11,7 @@ import { listPage, type PageRequest, type Pagination } from "./dynamo/pager.ts";
 import { queryPages } from "./dynamo/query.ts";
 import { release, reserve, writeWithReservations } from "./reservations.ts";
 import { applied, change, freshRunFields, sweepCounted, type Transitionable } from "./dynamo/transitions.ts";
-import { DELETION_STATUSES, QUEUED_STATUSES, type Status } from "../domain/statuses.ts";
+import { DELETION_STATUSES, QUEUED_STATUSES, RUNNING_STATUSES, type Status } from "../domain/statuses.ts";
 import { nowIso } from "../platform/time.ts";
 
 export function jobTarget(job: Pick<IngestJobRecord, "id" | "namespaceId" | "tenantId">): Transitionable {
@@ -134,9 +134,6 @@ export async function deleteIngestJobItem(jobId: string): Promise<void> {
   await dynamo().send(new DeleteCommand({ TableName: config.tableName(), Key: keys.ingestJob(jobId) }));
 }
 
-/** The statuses of a run in progress, from which it may fail. */
-const RUNNING: readonly Status[] = ["QUEUED", "QUEUED_FOR_RESYNC", "PRE_PROCESSING", "PROCESSING"];
-
 /**
  * The writes of an ingest job's lifecycle (domain/lifecycle.ts), as changes to the record as read.
  * Each is conditional on the status it expects and, where it acts for a run, on the job still being
@@ -166,7 +163,7 @@ export const jobChanges = {
     change({ to: "COMPLETED", from: ["PROCESSING"], runId: job.runId, set: { completedAt: nowIso(), failedAt: null, error: null } }),
 
   /** The run fails with a reason, from any running status unless the caller narrows `from`. */
-  fail: (job: IngestJobRecord, reason: string, from: readonly Status[] = RUNNING) =>
+  fail: (job: IngestJobRecord, reason: string, from: readonly Status[] = RUNNING_STATUSES) =>
     change({ to: "FAILED", from, runId: job.runId, set: { failedAt: nowIso(), completedAt: null, error: reason } }),
 
   /**
