@@ -16,5 +16,5 @@ export const handler = httpHandler(route.mcpHostedPage, async ({ path, event }) 
   // Before admission, so a page without an MCP server answers 404 and counts nothing.
   if (!published.hosting.mcpEnabled) throw notFound(`No MCP server on the page ${path.slug}.`);
   const page = await admitVisitTo(published, event, "search");
-  return serveMcp(event, PAGE_MCP_TOOLS, page, `Documents published on the page "${page.hosting.title ?? path.slug}". Search them and cite results by their citation; expand reads around a chunk.`);
+  return serveMcp(event, PAGE_MCP_TOOLS, page, `Documents published on the page "${page.hosting.title}". Search them and cite results by their citation; expand reads around a chunk.`);
 });
