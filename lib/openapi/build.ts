@@ -63,7 +63,9 @@ function jsonSchemaOf(schema: z.ZodMiniType, io: "input" | "output"): JsonSchema
 const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
 
 /** The error statuses a route can answer, from what its handler validates and what the gateway adds. */
-function errorStatuses(spec: RouteRequest, doc: RouteContract, isPublic: boolean): number[] {
+function errorStatuses(doc: RouteContract): number[] {
+  const spec = doc.request;
+  const isPublic = spec.public === true;
   // Public routes answer without a key (no 401); those that read a hosted page can find none (404),
   // refuse a protected one (403), and take a body (413, 422).
   if (isPublic && !spec.path) return [400, 429, 500];
@@ -120,7 +122,7 @@ function operation(route: Route): Operation {
   const isPublic = route.fn.public === true;
   const responses: Operation["responses"] = { [String(doc.response.status)]: successResponse(doc) };
   for (const [status, description] of Object.entries(doc.otherResponses ?? {})) responses[status] = { description } as Operation["responses"][string];
-  for (const status of errorStatuses(spec, doc, isPublic)) {
+  for (const status of errorStatuses(doc)) {
     const code = (Object.keys(ERROR_STATUS) as ErrorCode[]).find((candidate) => ERROR_STATUS[candidate] === status)!;
     const meaning = status === 409 && doc.conflicts ? `${STATUS_MEANING[409]}: ${doc.conflicts}${spec.namespace === "active" ? "; or the namespace is being deleted" : ""}` : STATUS_MEANING[status];
     responses[String(status)] = {

@@ -10,5 +10,5 @@ import { pageSourceFileUrl } from "../../shared/workflows/hosted/files.ts";
  */
 export const handler = httpHandler(route.getHostedDocumentFile, async ({ path, event }) => {
   const url = await pageSourceFileUrl(await admitVisit(path.slug, event, "search"), path.documentId);
-  return { status: 302, data: null, raw: "", headers: { location: url, "cache-control": "no-store", "content-type": "text/plain; charset=utf-8" } };
+  return { status: 302, data: null, raw: "", headers: { location: url, "content-type": "text/plain; charset=utf-8" } };
 });

@@ -4,15 +4,15 @@ import { config } from "../platform/env.ts";
 import { notFound } from "../domain/errors.ts";
 import { isConditionFailure } from "./dynamo/conditions.ts";
 import type { DocumentRecord, ExtractionCheckpoint, ProcessingCheckpoint, VectorGeneration } from "../domain/document.ts";
-import { DELETION_STATUSES, QUEUED_STATUSES } from "../domain/statuses.ts";
+import { DELETION_STATUSES, QUEUED_STATUSES, RUNNING_STATUSES } from "../domain/statuses.ts";
 import { nowIso } from "../platform/time.ts";
 import { documentFieldsFromItem, documentFromItem } from "./records.ts";
 import { batchGetItems } from "./dynamo/batch-get.ts";
-import { keys, listIndexAttributes, namespaceListGroup } from "./dynamo/keys.ts";
+import { keys, listIndexAttributes } from "./dynamo/keys.ts";
 import { listPage, type PageRequest, type Pagination } from "./dynamo/pager.ts";
-import { queryPages } from "./dynamo/query.ts";
+import { idsOfNamespace } from "./dynamo/query.ts";
 import { transactWrite } from "./dynamo/transact.ts";
-import { applied, change, freshRunFields, sweepCounted, type Transitionable, type TransitionSpec, transitionUpdate } from "./dynamo/transitions.ts";
+import { applied, change, deletionFailed, deletionStarted, freshRunFields, sweepCounted, type Transitionable, type TransitionSpec, transitionUpdate } from "./dynamo/transitions.ts";
 import { jobTarget } from "./ingest-jobs.ts";
 
 export function documentTarget(document: Pick<DocumentRecord, "id" | "namespaceId" | "tenantId">): Transitionable {
@@ -26,8 +26,8 @@ export async function listDocumentPage(request: Omit<PageRequest, "collection">)
 }
 
 /** The ids of a namespace's documents, page after page, as its list index has them (a moment behind the records). */
-export async function* documentIdsOfNamespace(namespaceId: string): AsyncGenerator<string[]> {
-  for await (const page of queryPages("collection", namespaceListGroup("DOCS", namespaceId), { fields: ["id"] })) yield page.map((entry) => String(entry.id));
+export function documentIdsOfNamespace(namespaceId: string): AsyncGenerator<string[]> {
+  return idsOfNamespace("DOCS", namespaceId);
 }
 
 export async function getDocument(documentId: string): Promise<DocumentRecord | null> {
@@ -252,7 +252,7 @@ export const documentChanges = {
   fail: (document: DocumentRecord, reason: string) =>
     change({
       to: "FAILED",
-      from: ["QUEUED", "QUEUED_FOR_RESYNC", "PRE_PROCESSING", "PROCESSING"],
+      from: RUNNING_STATUSES,
       runId: document.runId,
       set: { failedAt: nowIso(), completedAt: null, error: reason, checkpoint: null, generation: null, retiredGeneration: document.generation },
     }),
@@ -274,15 +274,14 @@ export const documentChanges = {
     change({ restore: queued.statusBeforeDelete ?? "FAILED" }),
 
   /** The delete worker takes a queued deletion over. */
-  startDeleting: (document: DocumentRecord) => change({ to: "DELETING", from: DELETION_STATUSES }),
+  startDeleting: deletionStarted<DocumentRecord>,
 
   /** Its job's deletion takes the document, whatever its status; the status it had is kept unless it was already being deleted. */
   startDeletingWithJob: (document: DocumentRecord) =>
     change({ to: "DELETING", ...(DELETION_STATUSES.includes(document.status) ? {} : { copy: { statusBeforeDelete: "status" } }) }),
 
   /** A deletion that keeps failing ends FAILED with the reason. */
-  failDeletion: (document: DocumentRecord, reason: string) =>
-    change({ to: "FAILED", from: DELETION_STATUSES, set: { error: `deletion failed: ${reason}` } }),
+  failDeletion: deletionFailed<DocumentRecord>,
 
   /** Counts a sweep, conditional on the record being exactly as read (status, run and `updatedAt`). */
   recordSweep: sweepCounted<DocumentRecord>,

@@ -6,12 +6,12 @@ import { newId } from "../platform/ids.ts";
 import type { IngestConfig } from "../domain/ingest-config.ts";
 import type { IngestJobRecord, IngestPayload } from "../domain/ingest-job.ts";
 import { jobFromItem } from "./records.ts";
-import { keys, listIndexAttributes, namespaceListGroup } from "./dynamo/keys.ts";
+import { keys, listIndexAttributes } from "./dynamo/keys.ts";
 import { listPage, type PageRequest, type Pagination } from "./dynamo/pager.ts";
-import { queryPages } from "./dynamo/query.ts";
+import { idsOfNamespace } from "./dynamo/query.ts";
 import { release, reserve, writeWithReservations } from "./reservations.ts";
-import { applied, change, freshRunFields, sweepCounted, type Transitionable } from "./dynamo/transitions.ts";
-import { DELETION_STATUSES, QUEUED_STATUSES, type Status } from "../domain/statuses.ts";
+import { applied, change, deletionFailed, deletionStarted, freshRunFields, sweepCounted, type Transitionable } from "./dynamo/transitions.ts";
+import { QUEUED_STATUSES, RUNNING_STATUSES, type Status } from "../domain/statuses.ts";
 import { nowIso } from "../platform/time.ts";
 
 export function jobTarget(job: Pick<IngestJobRecord, "id" | "namespaceId" | "tenantId">): Transitionable {
@@ -29,8 +29,8 @@ export async function listJobPage(request: Omit<PageRequest, "collection" | "par
 }
 
 /** The ids of a namespace's jobs, page after page, as its list index has them (a moment behind the records). */
-export async function* jobIdsOfNamespace(namespaceId: string): AsyncGenerator<string[]> {
-  for await (const page of queryPages("collection", namespaceListGroup("JOBS", namespaceId), { fields: ["id"] })) yield page.map((entry) => String(entry.id));
+export function jobIdsOfNamespace(namespaceId: string): AsyncGenerator<string[]> {
+  return idsOfNamespace("JOBS", namespaceId);
 }
 
 export async function getIngestJob(jobId: string): Promise<IngestJobRecord | null> {
@@ -134,9 +134,6 @@ export async function deleteIngestJobItem(jobId: string): Promise<void> {
   await dynamo().send(new DeleteCommand({ TableName: config.tableName(), Key: keys.ingestJob(jobId) }));
 }
 
-/** The statuses of a run in progress, from which it may fail. */
-const RUNNING: readonly Status[] = ["QUEUED", "QUEUED_FOR_RESYNC", "PRE_PROCESSING", "PROCESSING"];
-
 /**
  * The writes of an ingest job's lifecycle (domain/lifecycle.ts), as changes to the record as read.
  * Each is conditional on the status it expects and, where it acts for a run, on the job still being
@@ -166,7 +163,7 @@ export const jobChanges = {
     change({ to: "COMPLETED", from: ["PROCESSING"], runId: job.runId, set: { completedAt: nowIso(), failedAt: null, error: null } }),
 
   /** The run fails with a reason, from any running status unless the caller narrows `from`. */
-  fail: (job: IngestJobRecord, reason: string, from: readonly Status[] = RUNNING) =>
+  fail: (job: IngestJobRecord, reason: string, from: readonly Status[] = RUNNING_STATUSES) =>
     change({ to: "FAILED", from, runId: job.runId, set: { failedAt: nowIso(), completedAt: null, error: reason } }),
 
   /**
@@ -189,11 +186,10 @@ export const jobChanges = {
     change({ restore: queued.statusBeforeDelete ?? "FAILED", runId: queued.runId }),
 
   /** The delete worker takes a queued deletion over. */
-  startDeleting: (job: IngestJobRecord) => change({ to: "DELETING", from: DELETION_STATUSES }),
+  startDeleting: deletionStarted<IngestJobRecord>,
 
   /** A deletion that keeps failing ends FAILED with the reason. */
-  failDeletion: (job: IngestJobRecord, reason: string) =>
-    change({ to: "FAILED", from: DELETION_STATUSES, set: { error: `deletion failed: ${reason}` } }),
+  failDeletion: deletionFailed<IngestJobRecord>,
 
   /** Counts a sweep, conditional on the record being exactly as read (status, run and `updatedAt`). */
   recordSweep: sweepCounted<IngestJobRecord>,

@@ -20,3 +20,5 @@ export const WORKING_STATUSES: readonly Status[] = ["PRE_PROCESSING", "PROCESSIN
 export const DELETION_STATUSES: readonly Status[] = ["QUEUED_FOR_DELETE", "DELETING"];
 export const QUEUED_STATUSES: readonly Status[] = ["QUEUED", "QUEUED_FOR_RESYNC"];
 export const FINAL_STATUSES: readonly Status[] = ["COMPLETED", "FAILED", "CANCELLED"];
+/** The statuses of a run in progress (queued or being worked on), from which a job or document may fail. */
+export const RUNNING_STATUSES: readonly Status[] = [...QUEUED_STATUSES, ...WORKING_STATUSES];

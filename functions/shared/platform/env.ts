@@ -26,6 +26,11 @@ function positiveInt(name: string, fallback: number): number {
   return value;
 }
 
+/** The function's memory as Lambda reports it; outside Lambda (local stack, tests), the ingest worker's 1,769 MB. */
+function functionMemoryMb(): number {
+  return positiveInt("AWS_LAMBDA_FUNCTION_MEMORY_SIZE", 1769);
+}
+
 function nonNegativeInt(name: string, fallback: number): number {
   const raw = process.env[name];
   if (raw === undefined || raw === "") return fallback;
@@ -70,7 +75,7 @@ export const config = {
   /** `ses` deployed with a sender, `outbox` on the local stack, `none` otherwise (functions/shared/email/registry.ts). */
   emailBackend: () => process.env[ENV.emailBackend] ?? "none",
   /** Whether sign-in mail can go out at all: told to the function that queues it, which sends nothing itself. */
-  emailBackendConfigured: () => (process.env[ENV.emailBackend] ?? "none") !== "none",
+  emailBackendConfigured: () => config.emailBackend() !== "none",
   emailSender: () => required(ENV.emailSender),
   emailOutboxDir: () => required(ENV.emailOutboxDir),
   vectorStoreBackend: () => process.env[ENV.vectorStoreBackend] ?? "embedded",
@@ -108,13 +113,9 @@ export const config = {
    * memory less what the runtime, the service's code and off-heap buffers take (lib/node-options.ts
    * gives V8 the same limit).
    */
-  ingestMemoryBudgetMb: () => positiveInt(ENV.ingestMemoryBudgetMb, Math.max(256, positiveInt("AWS_LAMBDA_FUNCTION_MEMORY_SIZE", 1769) - 450)),
+  ingestMemoryBudgetMb: () => positiveInt(ENV.ingestMemoryBudgetMb, Math.max(256, functionMemoryMb() - 450)),
   /** The heap cap of an extraction thread (extraction/isolation.ts); set lower only to exercise the cap. */
   extractionHeapMb: () => positiveInt(ENV.extractionHeapMb, 768),
-  /**
-   * The process's resident memory past which the extraction thread at work is terminated: nine
-   * tenths of the function's memory, so the thread goes before Lambda ends the whole process.
-   */
   /**
    * The first back-off step of a chat model's retries (each retry doubles it): someone waits for the
    * answer, so 500 ms. Tests of the retries through the HTTP API set it lower rather than sleep.
@@ -125,5 +126,9 @@ export const config = {
    * the 31st request in a minute cannot see the minute roll over. Never set by the stack.
    */
   hostedRateClockMs: (): number | undefined => (process.env[ENV.hostedRateClockMs] ? nonNegativeInt(ENV.hostedRateClockMs, 0) : undefined),
-  extractionRssLimitMb: () => positiveInt(ENV.extractionRssLimitMb, Math.floor(positiveInt("AWS_LAMBDA_FUNCTION_MEMORY_SIZE", 1769) * 0.9)),
+  /**
+   * The process's resident memory past which the extraction thread at work is terminated: nine
+   * tenths of the function's memory, so the thread goes before Lambda ends the whole process.
+   */
+  extractionRssLimitMb: () => positiveInt(ENV.extractionRssLimitMb, Math.floor(functionMemoryMb() * 0.9)),
 };

@@ -5,6 +5,7 @@ import { type CursorBinding, decodeCursor, encodeCursor } from "./cursor.ts";
 import { listGroup, type ListTarget, parentGroup } from "./keys.ts";
 import { serviceSecret } from "../service-secret.ts";
 import { INDEX, type IndexKey, LIST_SORT_KEY } from "./table-schema.ts";
+import type { Pagination } from "../../domain/wire/schemas.ts";
 export interface PageRequest {
   collection: "JOBS" | "DOCS";
   namespaceId: string;
@@ -18,11 +19,7 @@ export interface PageRequest {
   perPage: number;
 }
 
-export interface Pagination {
-  nextCursor: string | null;
-  prevCursor: string | null;
-  hasMore: boolean;
-}
+export type { Pagination };
 
 type Item = Record<string, unknown>;
 

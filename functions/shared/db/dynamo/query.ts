@@ -3,6 +3,7 @@ import { dynamo } from "./client.ts";
 import { config } from "../../platform/env.ts";
 import { INDEX, type IndexKey } from "./table-schema.ts";
 import { projectionOf } from "./batch-get.ts";
+import { namespaceListGroup } from "./keys.ts";
 
 /**
  * The pages of one index group, oldest first, each page read after the previous one's last
@@ -44,4 +45,9 @@ export async function queryWholeGroup(index: IndexKey, group: string): Promise<R
   const items: Record<string, unknown>[] = [];
   for await (const page of queryPages(index, group)) items.push(...page);
   return items;
+}
+
+/** The ids of a namespace's jobs or documents, page after page, as its list index has them (a moment behind the records). */
+export async function* idsOfNamespace(collection: "JOBS" | "DOCS", namespaceId: string): AsyncGenerator<string[]> {
+  for await (const page of queryPages("collection", namespaceListGroup(collection, namespaceId), { fields: ["id"] })) yield page.map((entry) => String(entry.id));
 }

@@ -3,7 +3,7 @@ import { dynamo } from "./client.ts";
 import { config } from "../../platform/env.ts";
 import { isConditionFailure } from "./conditions.ts";
 import { nowIso } from "../../platform/time.ts";
-import type { Status } from "../../domain/statuses.ts";
+import { DELETION_STATUSES, type Status } from "../../domain/statuses.ts";
 import { assertMoves, DOCUMENT_LIFECYCLE, JOB_LIFECYCLE, mayRestore, statusesLeadingTo } from "../../domain/lifecycle.ts";
 import { listGroup, type TableKey } from "./keys.ts";
 import { retryingConflicts } from "./transact.ts";
@@ -139,6 +139,16 @@ export function sweepCounted<T extends { status: Status; runId: string; updatedA
     condition: "#updatedAt = :seenUpdatedAt",
     values: { ":seenUpdatedAt": record.updatedAt },
   });
+}
+
+/** The delete worker takes a queued deletion of a job or a document over. */
+export function deletionStarted<T>(_record: T) {
+  return change({ to: "DELETING", from: DELETION_STATUSES });
+}
+
+/** A deletion of a job or a document that keeps failing ends FAILED with the reason. */
+export function deletionFailed<T>(_record: T, reason: string) {
+  return change({ to: "FAILED", from: DELETION_STATUSES, set: { error: `deletion failed: ${reason}` } });
 }
 
 type Change<T> = (record: T, ...rest: never[]) => TransitionSpec;

@@ -5,7 +5,7 @@ import { EMBEDDING_PROVIDER_IDS } from "../catalogs/embedding-providers.ts";
 import { RERANKING_PROVIDER_IDS } from "../catalogs/reranking-providers.ts";
 import { ingestConfig } from "../ingest-config.ts";
 import { ingestPayload } from "../ingest-job.ts";
-import { VECTOR_STORE_PROVIDERS } from "../namespace.ts";
+import { NAMESPACE_STATUSES, VECTOR_STORE_PROVIDERS } from "../namespace.ts";
 import { STATUSES } from "../statuses.ts";
 import { CHAT_MODES } from "../hosting.ts";
 
@@ -38,7 +38,7 @@ export const namespaceWire = z.strictObject({
   slug: z.string(),
   organizationId: z.string(),
   createdAt: timestamp,
-  status: z.enum(["ACTIVE", "DELETING"]),
+  status: z.enum(NAMESPACE_STATUSES),
   // Provider settings vary per provider (domain/catalogs/embedding-providers.ts); a key is always masked.
   embeddingConfig: z.looseObject({ provider: z.enum(EMBEDDING_PROVIDER_IDS), model: z.string(), apiKey: z.optional(z.string()) }),
   vectorStoreConfig: z.strictObject({ provider: z.enum(VECTOR_STORE_PROVIDERS) }),

@@ -80,7 +80,7 @@ ol.sources{font-size:.875rem;padding-left:1.25rem}
 `;
 
 export function renderHostedPage(hosting: HostingRecord, nonce: string, options: { canChat: boolean }): string {
-  const title = hosting.title ?? hosting.slug;
+  const title = hosting.title;
   const description = hosting.ogDescription ?? hosting.welcomeMessage;
   const searchPanel = hosting.searchEnabled
     ? html`<form id="search-form" role="search">
@@ -155,7 +155,7 @@ export function signInConfirmationHeaders(nonce: string): Record<string, string>
 /** The page of the e-mailed link (see signInConfirmationHeaders). */
 export function renderSignInConfirmation(hosting: HostingRecord, nonce: string, token: string): string {
   return signInDocument(hosting, nonce, {
-    main: html`<p>Sign in to ${hosting.title ?? hosting.slug} in this browser.</p>
+    main: html`<p>Sign in to ${hosting.title} in this browser.</p>
 <form method="post">
   <input type="hidden" name="token" value="${token}">
   <button type="submit">Sign in</button>
@@ -166,7 +166,7 @@ export function renderSignInConfirmation(hosting: HostingRecord, nonce: string, 
 
 /** The two sign-in pages: the page's title alone above their form, kept out of search engines. */
 function signInDocument(hosting: HostingRecord, nonce: string, parts: { main: SafeHtml; script: string }): string {
-  const title = hosting.title ?? hosting.slug;
+  const title = hosting.title;
   return pageDocument({ nonce, title: `Sign in · ${title}`, head: [html`<meta name="robots" content="noindex">`], header: html`<h1>${title}</h1>`, ...parts });
 }
 

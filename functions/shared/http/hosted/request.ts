@@ -46,9 +46,13 @@ const TOO_MANY: Record<keyof typeof HOSTED_LIMITS, string> = {
  * valid session on a protected one) and counted against the page's limits (429 with Retry-After).
  */
 export async function admitVisit(slug: string, event: APIGatewayProxyEvent, use: keyof typeof HOSTED_LIMITS): Promise<PublishedPage> {
-  const page = await publishedPage(slug);
+  return admitVisitTo(await publishedPage(slug), event, use);
+}
+
+/** admitVisit for a page the handler has already loaded (to look at its settings first). */
+export async function admitVisitTo(page: PublishedPage, event: APIGatewayProxyEvent, use: keyof typeof HOSTED_LIMITS): Promise<PublishedPage> {
   await assertAdmitted(page, sessionCookieOf(event));
-  const visit = await countVisit(slug, visitorAddress(event), use);
+  const visit = await countVisit(page.hosting.slug, visitorAddress(event), use);
   if (!visit.allowed) throw new HttpError("rate_limit_exceeded", TOO_MANY[use], { "retry-after": String(visit.retryAfterSeconds) });
   return page;
 }
