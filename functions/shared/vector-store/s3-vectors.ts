@@ -389,18 +389,16 @@ export class S3VectorsStore implements VectorStore {
     return count;
   }
 
-  /** Indexes per bucket that exists, for the operator's count. */
+  /**
+   * Indexes per bucket, for the operator's count: the stack's bucket and every slot bucket that holds
+   * indexes. A slot bucket not created yet lists as empty, and is left out rather than shown as 0.
+   */
   async countIndexesByBucket(): Promise<Map<string, number>> {
     const counts = new Map<string, number>();
     for (const bucket of this.allBuckets()) {
       let count = 0;
-      try {
-        for await (const names of this.indexNamePages(bucket)) count += names.length;
-      } catch (error) {
-        if (isNotFound(error)) continue;
-        throw error;
-      }
-      counts.set(bucket, count);
+      for await (const names of this.indexNamePages(bucket)) count += names.length;
+      if (bucket === this.bucket || count > 0) counts.set(bucket, count);
     }
     return counts;
   }
@@ -416,13 +414,7 @@ export class S3VectorsStore implements VectorStore {
     for (const bucket of this.allBuckets()) {
       // Listed again after each page is deleted: deleting while paging would skip entries.
       for (;;) {
-        let page: string[] | undefined;
-        try {
-          page = (await this.indexNamePages(bucket).next()).value as string[] | undefined;
-        } catch (error) {
-          if (isNotFound(error)) break;
-          throw error;
-        }
+        const page = (await this.indexNamePages(bucket).next()).value as string[] | undefined;
         if (!page || page.length === 0) break;
         for (const indexName of page) {
           await this.ignoringNotFound(() => this.retrying(() => client.send(new sdk.DeleteIndexCommand({ vectorBucketName: bucket, indexName }))));
@@ -452,12 +444,7 @@ export class S3VectorsStore implements VectorStore {
       this.ignoringNotFound(() => this.retrying(() => client.send(new sdk.DeleteIndexCommand({ vectorBucketName: bucket, indexName }))));
     for (const bucket of this.allBuckets()) {
       const names: string[] = [];
-      try {
-        for await (const page of this.indexNamePages(bucket)) names.push(...page);
-      } catch (error) {
-        if (isNotFound(error)) continue;
-        throw error;
-      }
+      for await (const page of this.indexNamePages(bucket)) names.push(...page);
       for (const name of names.sort()) {
         const home = this.bucketOf(name);
         if (name.startsWith("r-")) {
@@ -534,20 +521,30 @@ export class S3VectorsStore implements VectorStore {
     return copied;
   }
 
+  /**
+   * Index names of a bucket, page by page; none when the bucket does not exist: a slot bucket is
+   * created with its first index, so before that it holds nothing (ListIndexes answers NotFound).
+   */
   private async *indexNamePages(bucket: string): AsyncGenerator<string[]> {
     const { sdk, client } = await this.connect();
     let nextToken: string | undefined;
     do {
       const token = nextToken;
-      const page = await this.retrying(() =>
-        client.send(
-          new sdk.ListIndexesCommand({
-            vectorBucketName: bucket,
-            maxResults: S3_VECTORS_LIMITS.maxListIndexesPage,
-            ...(token ? { nextToken: token } : {}),
-          }),
-        ),
-      );
+      let page;
+      try {
+        page = await this.retrying(() =>
+          client.send(
+            new sdk.ListIndexesCommand({
+              vectorBucketName: bucket,
+              maxResults: S3_VECTORS_LIMITS.maxListIndexesPage,
+              ...(token ? { nextToken: token } : {}),
+            }),
+          ),
+        );
+      } catch (error) {
+        if (isNotFound(error)) return;
+        throw error;
+      }
       yield (page.indexes ?? []).flatMap((index) => (index.indexName ? [index.indexName] : []));
       nextToken = page.nextToken;
     } while (nextToken);
