@@ -383,8 +383,7 @@ export class S3VectorsStore implements VectorStore {
     const bucket = options.partition ? this.bucketOf(partitionIndexName(options.partition.namespaceId, options.partition.tenantId)) : this.bucket;
     const cached = this.indexCounts.get(bucket);
     if (!options.fresh && cached && this.now() - cached.at < INDEX_COUNT_TTL_MS) return cached.count;
-    let count = 0;
-    for await (const names of this.indexNamePages(bucket)) count += names.length;
+    const count = await this.countInBucket(bucket);
     this.indexCounts.set(bucket, { count, at: this.now() });
     return count;
   }
@@ -396,11 +395,16 @@ export class S3VectorsStore implements VectorStore {
   async countIndexesByBucket(): Promise<Map<string, number>> {
     const counts = new Map<string, number>();
     for (const bucket of this.allBuckets()) {
-      let count = 0;
-      for await (const names of this.indexNamePages(bucket)) count += names.length;
+      const count = await this.countInBucket(bucket);
       if (bucket === this.bucket || count > 0) counts.set(bucket, count);
     }
     return counts;
+  }
+
+  private async countInBucket(bucket: string): Promise<number> {
+    let count = 0;
+    for await (const names of this.indexNamePages(bucket)) count += names.length;
+    return count;
   }
 
   /**
