@@ -157,6 +157,11 @@ export class S3VectorsStore implements VectorStore {
     return slot === 0 || Number.isNaN(slot) ? this.bucket : `${this.bucket}-${slot}`;
   }
 
+  /** The buckets an index may be in: its slot's and the stack's, where indexes from before slots stay until upgraded. */
+  private bucketsOf(indexName: string): Set<string> {
+    return new Set([this.bucketOf(indexName), this.bucket]);
+  }
+
   /** Every bucket indexes may be in: the stack's, then the slots'. */
   private allBuckets(): string[] {
     return [this.bucket, ...Array.from({ length: this.slots - 1 }, (_, slot) => `${this.bucket}-${slot + 1}`)];
@@ -345,7 +350,7 @@ export class S3VectorsStore implements VectorStore {
 
   async *listKeys(partition: VectorPartition): AsyncIterable<string[]> {
     const indexName = partitionIndexName(partition.namespaceId, partition.tenantId);
-    for (const bucket of new Set([this.bucketOf(indexName), this.bucket])) yield* this.listIndexKeys(indexName, bucket);
+    for (const bucket of this.bucketsOf(indexName)) yield* this.listIndexKeys(indexName, bucket);
   }
 
   async dropPartition(partition: VectorPartition): Promise<void> {
@@ -354,11 +359,11 @@ export class S3VectorsStore implements VectorStore {
     const registry = registryIndexName(partition.namespaceId);
     const key = registryKey(partition.tenantId);
     // In its bucket and in the stack's, where it may be from before slots.
-    for (const bucket of new Set([this.bucketOf(indexName), this.bucket])) {
+    for (const bucket of this.bucketsOf(indexName)) {
       await this.ignoringNotFound(() => this.retrying(() => client.send(new sdk.DeleteIndexCommand({ vectorBucketName: bucket, indexName }))));
       this.indexCounts.delete(bucket);
     }
-    for (const bucket of new Set([this.bucketOf(registry), this.bucket])) {
+    for (const bucket of this.bucketsOf(registry)) {
       await this.ignoringNotFound(() =>
         this.retrying(() => client.send(new sdk.DeleteVectorsCommand({ vectorBucketName: bucket, indexName: registry, keys: [key] }))),
       );
@@ -571,7 +576,7 @@ export class S3VectorsStore implements VectorStore {
     const registry = registryIndexName(namespaceId);
     const keys = new Set<string>();
     // Its slot's registry and, from before slots, the stack's bucket's.
-    for (const bucket of new Set([this.bucketOf(registry), this.bucket])) {
+    for (const bucket of this.bucketsOf(registry)) {
       for await (const page of this.listIndexKeys(registry, bucket)) for (const key of page) keys.add(key);
     }
     return [...keys].map((key) => ({ tenantId: tenantFromRegistryKey(key) }));
