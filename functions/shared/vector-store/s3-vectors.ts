@@ -48,9 +48,9 @@ const LIST_PAGE = S3_VECTORS_LIMITS.maxListVectorsPage;
 const PUT_PAYLOAD_BUDGET = Math.floor(S3_VECTORS_LIMITS.maxRequestBytes * 0.8);
 const NULL_TENANT_KEY = "-";
 /** The partition indexes' full-text field: the chunk text, with the standard analyzer. */
-export const TEXT_SEARCH_CONFIGURATIONS: TextSearchConfiguration[] = [{ metadataKey: TEXT_METADATA_KEY }];
+const TEXT_SEARCH_CONFIGURATIONS: TextSearchConfiguration[] = [{ metadataKey: TEXT_METADATA_KEY }];
 /** Filters apply before the search in this mode, and full-text search needs it. */
-export const INDEX_MODE = "ENHANCED";
+const INDEX_MODE = "ENHANCED";
 /** How long a count of the bucket's indexes is trusted (listing 10,000 indexes takes 20 calls). */
 const INDEX_COUNT_TTL_MS = 60_000;
 

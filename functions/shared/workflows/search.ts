@@ -67,7 +67,7 @@ export async function search(
     }));
 }
 
-export function defaultSemanticWeight(namespace: NamespaceRecord): number {
+function defaultSemanticWeight(namespace: NamespaceRecord): number {
   const row: EmbeddingProviderRow = EMBEDDING_PROVIDERS[namespace.embeddingConfig.provider];
   return row.hybridSemanticWeight ?? DEFAULT_HYBRID_SEMANTIC_WEIGHT;
 }
@@ -108,7 +108,7 @@ function isCurrentRun(document: DocumentRecord | undefined, runId: string, names
 
 /** Whether a candidate belongs to its document's current generation, from one read of the documents. */
 async function currentRuns(candidates: Candidate[], namespaceId: string, tenantId: string | null): Promise<(candidate: Candidate) => boolean> {
-  const documents = await getDocuments([...new Set(candidates.map((candidate) => candidate.documentId))], SEARCH_FIELDS);
+  const documents = await getDocuments(candidates.map((candidate) => candidate.documentId), SEARCH_FIELDS);
   return (candidate) => {
     const document = documents.get(candidate.documentId);
     return isCurrentRun(document, candidate.runId, namespaceId, tenantId) && candidate.sequence < document!.generation!.totalChunks;
