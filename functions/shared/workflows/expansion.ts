@@ -3,8 +3,8 @@ import { vectorKey } from "../domain/chunks.ts";
 import type { NamespaceRecord } from "../domain/namespace.ts";
 import { partitionOf } from "../domain/partitions.ts";
 import { type Expansion, EXPANSION_LIMITS } from "../domain/search.ts";
-import { DELETION_STATUSES } from "../domain/statuses.ts";
 import { vectorStore } from "../vector-store/index.ts";
+import { servesPartition } from "./search.ts";
 
 /** A hit with the chunks around it, merged into one text; `hit` is where the hit's own text lies in it. */
 export interface Passage {
@@ -42,7 +42,7 @@ export async function expandHits<T extends Hit>(
   const wanted = new Map<string, { documentId: string; sequence: number }>();
   const ranges = located.map(({ documentId, sequence }) => {
     const document = documentId ? documents.get(documentId) : undefined;
-    const generation = document && !DELETION_STATUSES.includes(document.status) && document.namespaceId === namespace.id && document.tenantId === tenantId ? document.generation : null;
+    const generation = servesPartition(document, namespace.id, tenantId) ? document.generation : null;
     if (!documentId || sequence === undefined || !generation) return null;
     const whole = expansion.wholeDocument && generation.totalChunks <= EXPANSION_LIMITS.wholeDocumentChunks;
     const first = whole ? 0 : Math.max(0, sequence - expansion.before);

@@ -96,14 +96,13 @@ function candidatesOf(matches: VectorMatch[], scale: (score: number) => number):
   return candidates;
 }
 
+/** Whether a document's chunks may be served from a partition: it is that partition's and not being deleted. */
+export function servesPartition(document: DocumentRecord | undefined, namespaceId: string, tenantId: string | null): document is DocumentRecord {
+  return document !== undefined && document.namespaceId === namespaceId && document.tenantId === tenantId && !DELETION_STATUSES.includes(document.status);
+}
+
 function isCurrentRun(document: DocumentRecord | undefined, runId: string, namespaceId: string, tenantId: string | null): boolean {
-  return (
-    document !== undefined &&
-    document.namespaceId === namespaceId &&
-    document.tenantId === tenantId &&
-    !DELETION_STATUSES.includes(document.status) &&
-    document.generation?.runId === runId
-  );
+  return servesPartition(document, namespaceId, tenantId) && document.generation?.runId === runId;
 }
 
 /** Whether a candidate belongs to its document's current generation, from one read of the documents. */
