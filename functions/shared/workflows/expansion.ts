@@ -1,5 +1,5 @@
 import { getDocuments, SEARCH_FIELDS } from "../db/documents.ts";
-import { vectorKey } from "../domain/chunks.ts";
+import { parseChunkId, vectorKey } from "../domain/chunks.ts";
 import type { NamespaceRecord } from "../domain/namespace.ts";
 import { partitionOf } from "../domain/partitions.ts";
 import { type Expansion, EXPANSION_LIMITS } from "../domain/search.ts";
@@ -34,7 +34,7 @@ export async function expandHits<T extends Hit>(
   /** Read the hits' own chunks too (a caller that has only their ids); one not found gets an empty passage. */
   options: { readHits?: boolean } = {},
 ): Promise<(T & { passage: Passage })[]> {
-  const located = hits.map((hit) => ({ hit, ...locate(hit.id) }));
+  const located = hits.map((hit) => ({ hit, ...parseChunkId(hit.id) }));
   const documents = await getDocuments(
     located.flatMap((entry) => (entry.documentId ? [entry.documentId] : [])),
     [...SEARCH_FIELDS, "config"],
@@ -75,11 +75,6 @@ export async function expandHits<T extends Hit>(
     }
     return { ...hit, passage: merge(pieces, sequence, range.overlap) };
   });
-}
-
-function locate(id: string): { documentId?: string; sequence?: number } {
-  const match = /^([^#]+)#(\d+)$/.exec(id);
-  return match ? { documentId: match[1]!, sequence: Number(match[2]) } : {};
 }
 
 /**
