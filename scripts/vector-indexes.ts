@@ -2,13 +2,15 @@ import { parseArgs } from "node:util";
 import { ENV } from "../functions/shared/platform/env-names.ts";
 import { vectorStore } from "../functions/shared/vector-store/index.ts";
 import { S3VectorsStore } from "../functions/shared/vector-store/s3-vectors.ts";
-import { type IndexUsage, indexUsage } from "../functions/shared/vector-store/quota.ts";
+import { type IndexUsage, indexCeiling, indexUsage } from "../functions/shared/vector-store/quota.ts";
+import { S3_VECTORS_LIMITS } from "../functions/shared/vector-store/limits.ts";
+import { VECTOR_BUCKET_SLOTS } from "../lib/constructs/app-function.ts";
 import { runWhenMain } from "./cli.ts";
 
 const USAGE = `Usage: npm run vector-indexes -- [count|upgrade|empty] --vector-bucket NAME|ARN [--slots N] [--region REGION] [--yes]
 
-The stack's vector bucket and the slot buckets named after it (<name>-1 … <name>-127; --slots as
-deployed, 128 by default) are all covered.
+The stack's vector bucket and the slot buckets named after it (<name>-1 … <name>-${VECTOR_BUCKET_SLOTS - 1}; --slots as
+deployed, ${VECTOR_BUCKET_SLOTS} by default) are all covered.
 
 count (default): counts the vector indexes of a deployed stack's S3 Vectors bucket (stack output VectorBucketArn) and
 compares them with the ceiling past which new (namespace, tenant) partitions are refused
@@ -53,28 +55,30 @@ export async function run(argv: string[]): Promise<number> {
   // The stack outputs the ARN (`arn:...:bucket/<name>`); the API wants the name.
   process.env[ENV.vectorBucketName] = values["vector-bucket"].split("/").pop();
   process.env[ENV.vectorStoreBackend] = "s3vectors";
-  process.env[ENV.vectorBucketSlots] ??= String(values.slots ?? 128);
-  const store = (await vectorStore());
-  if (command !== "count" && !(store instanceof S3VectorsStore)) throw new Error(`${command} works on a deployed S3 Vectors bucket only`);
+  // An explicit --slots wins over the environment; without either, the slots the stack deploys.
+  process.env[ENV.vectorBucketSlots] = String(values.slots ?? process.env[ENV.vectorBucketSlots] ?? VECTOR_BUCKET_SLOTS);
+  const store = await vectorStore();
+  const s3 = store instanceof S3VectorsStore ? store : undefined;
+  if (!s3) {
+    if (command !== "count") throw new Error(`${command} works on a deployed S3 Vectors bucket only`);
+    for (const line of describeUsage(await indexUsage(store, { fresh: true }))) console.log(line);
+    return 0;
+  }
   if (command === "upgrade") {
-    const { upgraded, current } = await (store as S3VectorsStore).upgradeIndexes(console.log);
+    const { upgraded, current } = await s3.upgradeIndexes(console.log);
     console.log(`upgraded ${upgraded} indexes; ${current} were current`);
     return 0;
   }
   if (command === "empty") {
-    if (!(store instanceof S3VectorsStore)) throw new Error("empty works on a deployed S3 Vectors bucket only");
-    console.log(`deleted ${await store.deleteAllIndexes()} indexes`);
+    console.log(`deleted ${await s3.deleteAllIndexes()} indexes`);
     return 0;
   }
-  if (store instanceof S3VectorsStore) {
-    // The quota and the ceiling apply per bucket: the stack's and each slot's (VECTOR_BUCKET_SLOTS).
-    for (const [bucket, indexes] of await store.countIndexesByBucket()) {
-      console.log(`bucket ${bucket}`);
-      for (const line of describeUsage({ ...(await indexUsage(store, { fresh: true })), indexes })) console.log(`  ${line}`);
-    }
-    return 0;
+  // The quota and the ceiling apply per bucket: the stack's and each slot's (VECTOR_BUCKET_SLOTS).
+  const limits = { ceiling: indexCeiling(), quota: S3_VECTORS_LIMITS.maxIndexesPerBucket };
+  for (const [bucket, indexes] of await s3.countIndexesByBucket()) {
+    console.log(`bucket ${bucket}`);
+    for (const line of describeUsage({ ...limits, indexes })) console.log(`  ${line}`);
   }
-  for (const line of describeUsage(await indexUsage(store, { fresh: true }))) console.log(line);
   return 0;
 }
 

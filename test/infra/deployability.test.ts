@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type VectorPartition } from "../../functions/shared/domain/partitions.ts";
 import { embedderFor } from "../../functions/shared/embedding/index.ts";
 import { type SdkCall, setSdkCallObserver } from "../../functions/shared/platform/sdk-observer.ts";
+import { assertRoomForPartition } from "../../functions/shared/vector-store/quota.ts";
 import { partitionIndexName, S3VectorsStore } from "../../functions/shared/vector-store/s3-vectors.ts";
 import type { VectorOperation } from "../../functions/shared/vector-store/registry.ts";
 import type { VectorRecord } from "../../functions/shared/vector-store/types.ts";
@@ -377,6 +378,21 @@ describe("S3 Vectors calls, against a server speaking its API", () => {
       await store().countIndexes({ fresh: true });
       await store().indexesNeededFor(partition);
     });
+  });
+
+  it("admits a new partition whose slot bucket is not created yet, counting no indexes there", async () => {
+    // A fresh deployment: the stack's bucket exists, its slot buckets come with their first index.
+    const slotted = new S3VectorsStore({ vectorBucketName: "deploy-vectors", bucketSlots: 8, retryBaseDelayMs: 1, maxRetryDelayMs: 5 });
+    const tenantId = Array.from({ length: 16 }, (_, index) => `tenant-${index}`).find(
+      (tenant) => slotted.bucketOf(partitionIndexName("ns_fresh", tenant)) !== "deploy-vectors",
+    )!;
+    const fresh = { namespaceId: "ns_fresh", tenantId, dimension: 4 } as VectorPartition;
+    await expectGranted(functionsDeclaring((access) => access.vectors?.includes("count") ?? false), "s3vectors", async () => {
+      expect(await slotted.countIndexes({ fresh: true, partition: fresh })).toBe(0);
+      await assertRoomForPartition(slotted, fresh);
+    });
+    // The operator's count shows the stack's bucket, not the slot buckets that do not exist.
+    expect([...(await slotted.countIndexesByBucket()).keys()]).toEqual(["deploy-vectors"]);
   });
 
   it("reads back 1,200 vectors with their text for reuse, 100 keys per call", async () => {

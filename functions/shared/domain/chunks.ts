@@ -13,6 +13,12 @@ export function chunkId(documentId: string, sequence: number): string {
   return `${documentId}#${sequence}`;
 }
 
+/** A chunk id's document and sequence; null for anything chunkId does not build (no `#`, more than one, or a sequence not all digits). */
+export function parseChunkId(id: string): { documentId: string; sequence: number } | null {
+  const match = /^([^#]+)#(\d+)$/.exec(id);
+  return match ? { documentId: match[1]!, sequence: Number(match[2]) } : null;
+}
+
 /** Vector keys carry the run, so two runs' vectors never overwrite each other: `<documentId>#<runId>#<sequence>`. */
 export function vectorKey(documentId: string, runId: string, sequence: number): string {
   return `${documentId}#${runId}#${sequence}`;

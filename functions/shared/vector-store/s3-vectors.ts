@@ -48,9 +48,9 @@ const LIST_PAGE = S3_VECTORS_LIMITS.maxListVectorsPage;
 const PUT_PAYLOAD_BUDGET = Math.floor(S3_VECTORS_LIMITS.maxRequestBytes * 0.8);
 const NULL_TENANT_KEY = "-";
 /** The partition indexes' full-text field: the chunk text, with the standard analyzer. */
-export const TEXT_SEARCH_CONFIGURATIONS: TextSearchConfiguration[] = [{ metadataKey: TEXT_METADATA_KEY }];
+const TEXT_SEARCH_CONFIGURATIONS: TextSearchConfiguration[] = [{ metadataKey: TEXT_METADATA_KEY }];
 /** Filters apply before the search in this mode, and full-text search needs it. */
-export const INDEX_MODE = "ENHANCED";
+const INDEX_MODE = "ENHANCED";
 /** How long a count of the bucket's indexes is trusted (listing 10,000 indexes takes 20 calls). */
 const INDEX_COUNT_TTL_MS = 60_000;
 
@@ -155,6 +155,11 @@ export class S3VectorsStore implements VectorStore {
     if (this.slots <= 1) return this.bucket;
     const slot = Number.parseInt(indexName.slice(2, 10), 16) % this.slots;
     return slot === 0 || Number.isNaN(slot) ? this.bucket : `${this.bucket}-${slot}`;
+  }
+
+  /** The buckets an index may be in: its slot's and the stack's, where indexes from before slots stay until upgraded. */
+  private bucketsOf(indexName: string): Set<string> {
+    return new Set([this.bucketOf(indexName), this.bucket]);
   }
 
   /** Every bucket indexes may be in: the stack's, then the slots'. */
@@ -345,7 +350,7 @@ export class S3VectorsStore implements VectorStore {
 
   async *listKeys(partition: VectorPartition): AsyncIterable<string[]> {
     const indexName = partitionIndexName(partition.namespaceId, partition.tenantId);
-    for (const bucket of new Set([this.bucketOf(indexName), this.bucket])) yield* this.listIndexKeys(indexName, bucket);
+    for (const bucket of this.bucketsOf(indexName)) yield* this.listIndexKeys(indexName, bucket);
   }
 
   async dropPartition(partition: VectorPartition): Promise<void> {
@@ -354,11 +359,11 @@ export class S3VectorsStore implements VectorStore {
     const registry = registryIndexName(partition.namespaceId);
     const key = registryKey(partition.tenantId);
     // In its bucket and in the stack's, where it may be from before slots.
-    for (const bucket of new Set([this.bucketOf(indexName), this.bucket])) {
+    for (const bucket of this.bucketsOf(indexName)) {
       await this.ignoringNotFound(() => this.retrying(() => client.send(new sdk.DeleteIndexCommand({ vectorBucketName: bucket, indexName }))));
       this.indexCounts.delete(bucket);
     }
-    for (const bucket of new Set([this.bucketOf(registry), this.bucket])) {
+    for (const bucket of this.bucketsOf(registry)) {
       await this.ignoringNotFound(() =>
         this.retrying(() => client.send(new sdk.DeleteVectorsCommand({ vectorBucketName: bucket, indexName: registry, keys: [key] }))),
       );
@@ -383,26 +388,28 @@ export class S3VectorsStore implements VectorStore {
     const bucket = options.partition ? this.bucketOf(partitionIndexName(options.partition.namespaceId, options.partition.tenantId)) : this.bucket;
     const cached = this.indexCounts.get(bucket);
     if (!options.fresh && cached && this.now() - cached.at < INDEX_COUNT_TTL_MS) return cached.count;
-    let count = 0;
-    for await (const names of this.indexNamePages(bucket)) count += names.length;
+    const count = await this.countInBucket(bucket);
     this.indexCounts.set(bucket, { count, at: this.now() });
     return count;
   }
 
-  /** Indexes per bucket that exists, for the operator's count. */
+  /**
+   * Indexes per bucket, for the operator's count: the stack's bucket and every slot bucket that holds
+   * indexes. A slot bucket not created yet lists as empty, and is left out rather than shown as 0.
+   */
   async countIndexesByBucket(): Promise<Map<string, number>> {
     const counts = new Map<string, number>();
     for (const bucket of this.allBuckets()) {
-      let count = 0;
-      try {
-        for await (const names of this.indexNamePages(bucket)) count += names.length;
-      } catch (error) {
-        if (isNotFound(error)) continue;
-        throw error;
-      }
-      counts.set(bucket, count);
+      const count = await this.countInBucket(bucket);
+      if (bucket === this.bucket || count > 0) counts.set(bucket, count);
     }
     return counts;
+  }
+
+  private async countInBucket(bucket: string): Promise<number> {
+    let count = 0;
+    for await (const names of this.indexNamePages(bucket)) count += names.length;
+    return count;
   }
 
   /**
@@ -416,13 +423,7 @@ export class S3VectorsStore implements VectorStore {
     for (const bucket of this.allBuckets()) {
       // Listed again after each page is deleted: deleting while paging would skip entries.
       for (;;) {
-        let page: string[] | undefined;
-        try {
-          page = (await this.indexNamePages(bucket).next()).value as string[] | undefined;
-        } catch (error) {
-          if (isNotFound(error)) break;
-          throw error;
-        }
+        const page = (await this.indexNamePages(bucket).next()).value as string[] | undefined;
         if (!page || page.length === 0) break;
         for (const indexName of page) {
           await this.ignoringNotFound(() => this.retrying(() => client.send(new sdk.DeleteIndexCommand({ vectorBucketName: bucket, indexName }))));
@@ -452,12 +453,7 @@ export class S3VectorsStore implements VectorStore {
       this.ignoringNotFound(() => this.retrying(() => client.send(new sdk.DeleteIndexCommand({ vectorBucketName: bucket, indexName }))));
     for (const bucket of this.allBuckets()) {
       const names: string[] = [];
-      try {
-        for await (const page of this.indexNamePages(bucket)) names.push(...page);
-      } catch (error) {
-        if (isNotFound(error)) continue;
-        throw error;
-      }
+      for await (const page of this.indexNamePages(bucket)) names.push(...page);
       for (const name of names.sort()) {
         const home = this.bucketOf(name);
         if (name.startsWith("r-")) {
@@ -534,20 +530,30 @@ export class S3VectorsStore implements VectorStore {
     return copied;
   }
 
+  /**
+   * Index names of a bucket, page by page; none when the bucket does not exist: a slot bucket is
+   * created with its first index, so before that it holds nothing (ListIndexes answers NotFound).
+   */
   private async *indexNamePages(bucket: string): AsyncGenerator<string[]> {
     const { sdk, client } = await this.connect();
     let nextToken: string | undefined;
     do {
       const token = nextToken;
-      const page = await this.retrying(() =>
-        client.send(
-          new sdk.ListIndexesCommand({
-            vectorBucketName: bucket,
-            maxResults: S3_VECTORS_LIMITS.maxListIndexesPage,
-            ...(token ? { nextToken: token } : {}),
-          }),
-        ),
-      );
+      let page;
+      try {
+        page = await this.retrying(() =>
+          client.send(
+            new sdk.ListIndexesCommand({
+              vectorBucketName: bucket,
+              maxResults: S3_VECTORS_LIMITS.maxListIndexesPage,
+              ...(token ? { nextToken: token } : {}),
+            }),
+          ),
+        );
+      } catch (error) {
+        if (isNotFound(error)) return;
+        throw error;
+      }
       yield (page.indexes ?? []).flatMap((index) => (index.indexName ? [index.indexName] : []));
       nextToken = page.nextToken;
     } while (nextToken);
@@ -570,7 +576,7 @@ export class S3VectorsStore implements VectorStore {
     const registry = registryIndexName(namespaceId);
     const keys = new Set<string>();
     // Its slot's registry and, from before slots, the stack's bucket's.
-    for (const bucket of new Set([this.bucketOf(registry), this.bucket])) {
+    for (const bucket of this.bucketsOf(registry)) {
       for await (const page of this.listIndexKeys(registry, bucket)) for (const key of page) keys.add(key);
     }
     return [...keys].map((key) => ({ tenantId: tenantFromRegistryKey(key) }));

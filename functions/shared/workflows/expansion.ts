@@ -1,10 +1,10 @@
 import { getDocuments, SEARCH_FIELDS } from "../db/documents.ts";
-import { vectorKey } from "../domain/chunks.ts";
+import { parseChunkId, vectorKey } from "../domain/chunks.ts";
 import type { NamespaceRecord } from "../domain/namespace.ts";
 import { partitionOf } from "../domain/partitions.ts";
 import { type Expansion, EXPANSION_LIMITS } from "../domain/search.ts";
-import { DELETION_STATUSES } from "../domain/statuses.ts";
 import { vectorStore } from "../vector-store/index.ts";
+import { servesPartition } from "./search.ts";
 
 /** A hit with the chunks around it, merged into one text; `hit` is where the hit's own text lies in it. */
 export interface Passage {
@@ -34,7 +34,7 @@ export async function expandHits<T extends Hit>(
   /** Read the hits' own chunks too (a caller that has only their ids); one not found gets an empty passage. */
   options: { readHits?: boolean } = {},
 ): Promise<(T & { passage: Passage })[]> {
-  const located = hits.map((hit) => ({ hit, ...locate(hit.id) }));
+  const located = hits.map((hit) => ({ hit, ...parseChunkId(hit.id) }));
   const documents = await getDocuments(
     located.flatMap((entry) => (entry.documentId ? [entry.documentId] : [])),
     [...SEARCH_FIELDS, "config"],
@@ -42,7 +42,7 @@ export async function expandHits<T extends Hit>(
   const wanted = new Map<string, { documentId: string; sequence: number }>();
   const ranges = located.map(({ documentId, sequence }) => {
     const document = documentId ? documents.get(documentId) : undefined;
-    const generation = document && !DELETION_STATUSES.includes(document.status) && document.namespaceId === namespace.id && document.tenantId === tenantId ? document.generation : null;
+    const generation = servesPartition(document, namespace.id, tenantId) ? document.generation : null;
     if (!documentId || sequence === undefined || !generation) return null;
     const whole = expansion.wholeDocument && generation.totalChunks <= EXPANSION_LIMITS.wholeDocumentChunks;
     const first = whole ? 0 : Math.max(0, sequence - expansion.before);
@@ -75,11 +75,6 @@ export async function expandHits<T extends Hit>(
     }
     return { ...hit, passage: merge(pieces, sequence, range.overlap) };
   });
-}
-
-function locate(id: string): { documentId?: string; sequence?: number } {
-  const match = /^([^#]+)#(\d+)$/.exec(id);
-  return match ? { documentId: match[1]!, sequence: Number(match[2]) } : {};
 }
 
 /**

@@ -1,3 +1,4 @@
+import { parseChunkId } from "../domain/chunks.ts";
 import type { MetadataValue } from "../domain/metadata-filter.ts";
 import * as z from "../platform/zod.ts";
 import { citationAt } from "../domain/hosted/page.ts";
@@ -25,12 +26,13 @@ export function parse<S extends z.ZodMiniType>(schema: S, input: unknown): z.out
 
 /** How a result names where it came from. */
 export function citationOf(id: string, metadata: Record<string, MetadataValue> | undefined, citationMetadataPath: string | null) {
-  const [documentId, sequence] = id.split("#");
+  // Ids here are search's (chunkId) or get_chunk's, checked against chunkIdInput: always well-formed.
+  const parsed = parseChunkId(id);
   const page = metadata?.page_number ?? metadata?.slide ?? metadata?.sheet;
   const hosted = citationAt(metadata, citationMetadataPath);
   return {
-    documentId,
-    chunk: Number(sequence),
+    documentId: parsed?.documentId,
+    chunk: parsed?.sequence ?? Number.NaN,
     documentName: typeof metadata?.filename === "string" ? metadata.filename : null,
     ...(page !== undefined ? { page } : {}),
     ...(hosted !== null ? { source: hosted } : {}),

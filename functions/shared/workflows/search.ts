@@ -67,7 +67,7 @@ export async function search(
     }));
 }
 
-export function defaultSemanticWeight(namespace: NamespaceRecord): number {
+function defaultSemanticWeight(namespace: NamespaceRecord): number {
   const row: EmbeddingProviderRow = EMBEDDING_PROVIDERS[namespace.embeddingConfig.provider];
   return row.hybridSemanticWeight ?? DEFAULT_HYBRID_SEMANTIC_WEIGHT;
 }
@@ -96,19 +96,18 @@ function candidatesOf(matches: VectorMatch[], scale: (score: number) => number):
   return candidates;
 }
 
+/** Whether a document's chunks may be served from a partition: it is that partition's and not being deleted. */
+export function servesPartition(document: DocumentRecord | undefined, namespaceId: string, tenantId: string | null): document is DocumentRecord {
+  return document !== undefined && document.namespaceId === namespaceId && document.tenantId === tenantId && !DELETION_STATUSES.includes(document.status);
+}
+
 function isCurrentRun(document: DocumentRecord | undefined, runId: string, namespaceId: string, tenantId: string | null): boolean {
-  return (
-    document !== undefined &&
-    document.namespaceId === namespaceId &&
-    document.tenantId === tenantId &&
-    !DELETION_STATUSES.includes(document.status) &&
-    document.generation?.runId === runId
-  );
+  return servesPartition(document, namespaceId, tenantId) && document.generation?.runId === runId;
 }
 
 /** Whether a candidate belongs to its document's current generation, from one read of the documents. */
 async function currentRuns(candidates: Candidate[], namespaceId: string, tenantId: string | null): Promise<(candidate: Candidate) => boolean> {
-  const documents = await getDocuments([...new Set(candidates.map((candidate) => candidate.documentId))], SEARCH_FIELDS);
+  const documents = await getDocuments(candidates.map((candidate) => candidate.documentId), SEARCH_FIELDS);
   return (candidate) => {
     const document = documents.get(candidate.documentId);
     return isCurrentRun(document, candidate.runId, namespaceId, tenantId) && candidate.sequence < document!.generation!.totalChunks;
