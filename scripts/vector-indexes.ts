@@ -3,8 +3,7 @@ import { ENV } from "../functions/shared/platform/env-names.ts";
 import { vectorStore } from "../functions/shared/vector-store/index.ts";
 import { S3VectorsStore } from "../functions/shared/vector-store/s3-vectors.ts";
 import { type IndexUsage, indexCeiling, indexUsage } from "../functions/shared/vector-store/quota.ts";
-import { S3_VECTORS_LIMITS } from "../functions/shared/vector-store/limits.ts";
-import { VECTOR_BUCKET_SLOTS } from "../lib/constructs/app-function.ts";
+import { S3_VECTORS_LIMITS, VECTOR_BUCKET_SLOTS } from "../functions/shared/vector-store/limits.ts";
 import { runWhenMain } from "./cli.ts";
 
 const USAGE = `Usage: npm run vector-indexes -- [count|upgrade|empty] --vector-bucket NAME|ARN [--slots N] [--region REGION] [--yes]

@@ -19,6 +19,7 @@ import { chatModelAllowList } from "../../functions/shared/domain/catalogs/llm-p
 import { marketplaceProductIds } from "../../functions/shared/domain/catalogs/embedding-providers.ts";
 import { BEDROCK_RERANK_MODELS, rerankMarketplaceProductIds } from "../../functions/shared/domain/catalogs/reranking-providers.ts";
 import { VECTOR_STORES } from "../../functions/shared/vector-store/registry.ts";
+import { VECTOR_BUCKET_SLOTS } from "../../functions/shared/vector-store/limits.ts";
 import { nodeOptions } from "../node-options.ts";
 import { projectPath } from "../project.ts";
 import type { FunctionAccess, QueueName } from "../routes.ts";
@@ -55,11 +56,6 @@ const QUEUE_URL_ENV: Record<QueueName, string> = {
 
 /** The deployed vector store; its registry row lists the actions of each operation. */
 const DEPLOYED_VECTOR_STORE = VECTOR_STORES.s3vectors;
-/**
- * Vector buckets partitions are hashed over: 128 × S3 Vectors' 10,000 indexes per bucket, so no
- * tenant count is a ceiling in practice (vector-store/s3-vectors.ts).
- */
-export const VECTOR_BUCKET_SLOTS = 128;
 
 /** The wildcard actions in CDK's bucket grants, by the access level that calls each grant. */
 const BUCKET_WILDCARD_ACTIONS: Record<NonNullable<FunctionAccess["bucket"]>, string[]> = {

@@ -7,6 +7,13 @@ import { MAX_TOP_K, type VectorRecord } from "./types.ts";
  * sends anything, and the embedded store enforces the same ones with the same errors, so a local
  * test that breaks a limit fails exactly as the deployed service would.
  */
+/**
+ * Vector buckets the deployed stack hashes partitions over (the CDK sets it, the operator's CLI
+ * defaults to it): 128 × S3 Vectors' 10,000 indexes per bucket, so no tenant count is a ceiling in
+ * practice (s3-vectors.ts). Here rather than in lib/ so the CLI need not load aws-cdk-lib.
+ */
+export const VECTOR_BUCKET_SLOTS = 128;
+
 export const S3_VECTORS_LIMITS = {
   /** CreateIndex `dimension`: 1 to 4,096. */
   minDimension: 1,
