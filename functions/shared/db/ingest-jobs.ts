@@ -22,7 +22,7 @@ export function jobItem(record: IngestJobRecord): Record<string, unknown> {
   return { ...keys.ingestJob(record.id), ...listIndexAttributes("JOBS", record), entityType: "IngestJob", ...record };
 }
 
-/** E5: one page of a namespace's jobs (with a tenant, only that tenant's), in (createdAt, id) order. */
+/** listIngestJobs: one page of a namespace's jobs (with a tenant, only that tenant's), in (createdAt, id) order. */
 export async function listJobPage(request: Omit<PageRequest, "collection" | "parentJobId">): Promise<{ records: IngestJobRecord[]; pagination: Pagination }> {
   const page = await listPage({ ...request, collection: "JOBS", parentJobId: null });
   return { records: page.items.map(jobFromItem), pagination: page.pagination };

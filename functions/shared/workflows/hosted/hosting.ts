@@ -1,4 +1,4 @@
-/* Hosting settings as the E-routes change them; handlers reach the table only through workflows. */
+/* Hosting settings as the hosting routes change them; handlers reach the table only through workflows. */
 import { updateHosting as writeHostingUpdate } from "../../db/hosting.ts";
 import type { HostingPatch, HostingRecord } from "../../domain/hosting.ts";
 import { assertChatModelAllowed } from "../../domain/llm-config.ts";

@@ -12,7 +12,7 @@ import type * as z from "../../platform/zod.ts";
 
 export { loadDocumentForRequest, loadJobForRequest };
 
-/** E5: one page of the namespace's jobs (with a tenant, only that tenant's). */
+/** listIngestJobs: one page of the namespace's jobs (with a tenant, only that tenant's). */
 export function listJobs(namespaceId: string, tenantId: string | null, query: z.output<typeof listQuery>) {
   return listJobPage({
     namespaceId,
