@@ -13,6 +13,20 @@ export interface ToolSpec {
   inputSchema: Record<string, unknown>;
 }
 
+/**
+ * A tool call from the pieces a provider streams: its input's JSON text, empty meaning no input. Text
+ * that is not JSON is passed on as it is, for the tool to refuse, not dropped.
+ */
+export function toolCallOf(id: string, name: string, inputText: string): ToolCall {
+  let input: unknown = inputText;
+  try {
+    input = inputText.trim() === "" ? {} : JSON.parse(inputText);
+  } catch {
+    // Kept as text.
+  }
+  return { id, name, input };
+}
+
 
 export type ChatDelta =
   | { type: "text"; text: string }
