@@ -2,9 +2,9 @@
  * The language-model port used by chat: a model that streams its answer to a conversation.
  * One module per provider under llm/providers/ exports `create`; llm/registry.ts loads them.
  */
-import { FINISH_REASONS, type FinishReason, type ChatMessage, type ToolCall } from "../domain/chat-messages.ts";
+import type { FinishReason, ChatMessage, ToolCall } from "../domain/chat-messages.ts";
 
-export { FINISH_REASONS, type FinishReason, type ChatMessage, type ToolCall };
+export type { FinishReason, ChatMessage, ToolCall };
 
 /** A tool the model may call: its name, what it does and a JSON Schema (an object) of its input. */
 export interface ToolSpec {

@@ -10,7 +10,7 @@ import type { PublishedPage } from "./page.ts";
  */
 
 /** A page's source-file link is opened by a click, not kept: it need not last longer. */
-export const PAGE_DOWNLOAD_SECONDS = 300;
+const PAGE_DOWNLOAD_SECONDS = 300;
 
 /** Which of these documents have an uploaded file the page may hand out (see pageSourceFileUrl). */
 export async function pageFiles(page: PublishedPage, documentIds: string[]): Promise<Set<string>> {
