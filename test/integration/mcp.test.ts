@@ -50,6 +50,8 @@ describe("MCP server", () => {
     expect(Object.keys(search.inputSchema.properties ?? {})).toEqual(expect.arrayContaining(["namespace", "tenantId", "query", "topK", "mode", "filter", "expand"]));
     expect(tools.find((tool) => tool.name === "ingest_text")!.annotations?.readOnlyHint).toBe(false);
     expect(search.annotations?.readOnlyHint).toBe(true);
+    // Only ingest_url reaches beyond the service (it fetches any public URL).
+    expect(tools.filter((tool) => tool.annotations?.openWorldHint).map((tool) => tool.name)).toEqual(["ingest_url"]);
   });
 
   it("lists the key's namespaces and searches one by slug, results carrying citations", async () => {

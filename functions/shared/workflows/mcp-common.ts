@@ -11,6 +11,8 @@ export interface McpTool<C> {
   description: string;
   inputSchema: Record<string, unknown>;
   writes: boolean;
+  /** The tool reaches beyond the service (ingest_url fetches any public URL): MCP's openWorldHint. */
+  openWorld?: boolean;
   run(input: Record<string, unknown>, context: C): Promise<unknown>;
 }
 

@@ -168,6 +168,7 @@ export const MCP_TOOLS: McpTool<McpCaller>[] = [
     description: "Fetches a public http(s) URL (a web page, PDF, Office document ...) into a namespace as a new document; returns the ingest job.",
     inputSchema: inputSchemaOf(ingestUrlInput, ["url"]),
     writes: true,
+    openWorld: true,
     run: async (input, caller) => {
       const { where, rest } = split(input);
       const { url, fileName, config } = parse(ingestUrlInput, rest);
