@@ -13,7 +13,7 @@ import { expandHits } from "./expansion.ts";
 import { createIngestJob } from "./ingestion/create-job.ts";
 import { listDocuments } from "./ingestion/lookups.ts";
 import { documentsToWire, readDocumentToWire } from "./records-to-wire.ts";
-import { chunkIdInput, citationOf, type McpTool, parse, ToolInputError } from "./mcp-common.ts";
+import { chunkIdInput, chunkOfInput, citationOf, type McpTool, parse, readAroundChunk } from "./mcp-common.ts";
 import { rerankResults } from "./rerank.ts";
 import { search } from "./search.ts";
 
@@ -114,12 +114,9 @@ export const MCP_TOOLS: McpTool<McpCaller>[] = [
     writes: false,
     run: async (input, caller) => {
       const { where, rest } = split(input);
-      const { chunkId, ...expansion } = rest;
-      const { chunkId: id } = parse(chunkIdInput, { chunkId });
+      const { id, expansion } = chunkOfInput(rest);
       const { namespace, tenantId } = await namespaceOf(caller, where, "active");
-      const [hit] = await expandHits(namespace, tenantId, [{ id, text: "" }], parse(expansionInput, expansion), { readHits: true });
-      if (!hit || hit.passage.text === "") throw new ToolInputError(`chunkId: no chunk ${id} in this namespace and tenant`);
-      return { id, passage: hit.passage, citation: citationOf(id, undefined, null) };
+      return readAroundChunk(namespace, tenantId, id, expansion, "in this namespace and tenant");
     },
   },
   {
