@@ -6,6 +6,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { serviceSecret } from "../../functions/shared/db/service-secret.ts";
 import type { HostedSearchHit } from "../../functions/shared/domain/hosted/page.ts";
 import { ENV } from "../../functions/shared/platform/env-names.ts";
+import { crashTimes, setFaultInjector } from "../../functions/shared/platform/fault-points.ts";
 import { SESSION_COOKIE, signSession } from "../../functions/shared/domain/hosted/access.ts";
 import { deliverSignIn, SIGN_IN_LIMITS } from "../../functions/shared/workflows/hosted/sign-in.ts";
 import { documentsOfJob, ingestAndWait, ingestForTenant, newNamespace, type TestNamespace, upload, waitForJob } from "../support/ingestion.ts";
@@ -477,6 +478,22 @@ describe("hosted-page sign-in cannot be abused", () => {
     expect((await postToken(link, new URL(link).searchParams.get("token")!)).status).toBe(303);
     expect((await signIn("ned@example.org")).status).toBe(200);
     expect(await mailTo("ned@example.org")).toHaveLength(2);
+  });
+
+  it("sends the link on the queue's retry when the first try failed after claiming the address's pending link", async () => {
+    const { owner, pageSlug } = await protectedPage(["pia@example.org"]);
+    const request = { namespaceId: owner.namespaceId, slug: pageSlug, email: "pia@example.org", pageUrl: `${api.stack().baseUrl}/hosted/${pageSlug}` };
+    // The worker's own step, as the queue delivers it: the first delivery dies between claim and send.
+    const fault = crashTimes("sign-in:link-claimed", 1);
+    setFaultInjector(fault.injector);
+    try {
+      await expect(deliverSignIn(request)).rejects.toThrow(/simulated crash/);
+      expect(fault.crashes()).toBe(1);
+      expect(await deliverSignIn(request)).toBe("sent");
+    } finally {
+      setFaultInjector(null);
+    }
+    expect(await mailTo("pia@example.org")).toHaveLength(1);
   });
 
   it("caps the sign-in mails one organization sends in an hour, over all its addresses", async () => {

@@ -50,6 +50,8 @@ describe("MCP server", () => {
     expect(Object.keys(search.inputSchema.properties ?? {})).toEqual(expect.arrayContaining(["namespace", "tenantId", "query", "topK", "mode", "filter", "expand"]));
     expect(tools.find((tool) => tool.name === "ingest_text")!.annotations?.readOnlyHint).toBe(false);
     expect(search.annotations?.readOnlyHint).toBe(true);
+    // Only ingest_url reaches beyond the service (it fetches any public URL).
+    expect(tools.filter((tool) => tool.annotations?.openWorldHint).map((tool) => tool.name)).toEqual(["ingest_url"]);
   });
 
   it("lists the key's namespaces and searches one by slug, results carrying citations", async () => {
@@ -85,6 +87,7 @@ describe("MCP server", () => {
     expect(unknown.content[0]!.text).toContain("not found");
     const noChunk = await call("expand", { namespace: ns.namespaceId, chunkId: "doc_nothere#3" });
     expect(noChunk.isError).toBe(true);
+    expect(noChunk.content[0]!.text).toBe("chunkId: no chunk doc_nothere#3 in this namespace and tenant");
   });
 
   it("keeps tenants and organizations apart", async () => {
@@ -140,6 +143,15 @@ describe("MCP server", () => {
     // The page's own topK bounds a request's; the tenant's records are not the page's.
     expect(results.length).toBeLessThanOrEqual(10);
     expect(JSON.stringify(results)).not.toContain("Bristol");
+    // The page's expand reads around a hit as the organization's does, and names the page when the chunk is not there.
+    const hitId = (found.structuredContent.results as { id: string }[])[0]!.id;
+    const around = (await visitor.callTool({ name: "expand", arguments: { chunkId: hitId, before: 0, after: 1 } })) as ToolResult;
+    expect(around.isError).toBeFalsy();
+    expect(around.structuredContent).toMatchObject({ id: hitId, citation: { chunk: Number(hitId.split("#")[1]) } });
+    expect(around.structuredContent.passage.text).toContain(results[0]!.text);
+    const missing = (await visitor.callTool({ name: "expand", arguments: { chunkId: "doc_nothere#3" } })) as ToolResult;
+    expect(missing.isError).toBe(true);
+    expect(missing.content[0]!.text).toBe("chunkId: no chunk doc_nothere#3 on this page");
 
     await ns.call("PATCH", "/hosting", { body: { protected: true } });
     await expect(visitor.callTool({ name: "search", arguments: { query: "Leeds" } })).rejects.toThrow(/403|protected/i);

@@ -10,6 +10,9 @@ const LABEL: Record<IdKind, string> = {
   apiKey: "an API key",
 };
 
+/** A tenant id, as the `x-tenant-id` header and the MCP tools' `tenantId` carry it. */
+export const TENANT_PATTERN = /^[A-Za-z0-9]{1,64}$/;
+
 /** A path id: the right prefix followed by URL-safe characters. */
 export function idParam(kind: IdKind) {
   return z.string().check(

@@ -10,6 +10,7 @@ import { errorReply, HttpError } from "./error-mapping.ts";
 import { logger } from "../platform/logger.ts";
 import { loadNamespaceForOrganization } from "../workflows/namespaces.ts";
 import type { NamespaceRecord } from "../domain/namespace.ts";
+import { TENANT_PATTERN } from "../domain/params.ts";
 import type { Reply, ReplyFor, RouteContract, RouteRequest } from "./contract.ts";
 
 export type { Reply };
@@ -45,8 +46,6 @@ export interface HttpRequest<P, Q, B> {
   event: APIGatewayProxyEvent;
   context: Context;
 }
-
-const TENANT_PATTERN = /^[A-Za-z0-9]{1,64}$/;
 
 /**
  * The one middy stack every HTTP handler is built with, from its route's contract: the request it

@@ -22,7 +22,7 @@ export async function serveMcp<C>(event: APIGatewayProxyEvent, tools: McpTool<C>
       title: tool.title,
       description: tool.description,
       inputSchema: tool.inputSchema as { type: "object" },
-      annotations: { readOnlyHint: !tool.writes, destructiveHint: false, openWorldHint: tool.name === "ingest_url" },
+      annotations: { readOnlyHint: !tool.writes, destructiveHint: false, openWorldHint: tool.openWorld === true },
     })),
   }));
   server.setRequestHandler(CallToolRequestSchema, async (request) => {

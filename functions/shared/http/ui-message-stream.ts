@@ -54,13 +54,11 @@ export async function* uiMessageStream(answer: StartedAnswer, namespaceId: strin
   try {
     yield event({ type: "start", messageId: `msg_${randomUUID()}`, messageMetadata: { model: answer.model, ...(answer.rerank ? { rerank: answer.rerank.status } : {}) } });
     yield event({ type: "start-step" });
-    const announced = new Set<string>();
+    // Sources are only appended (an agent's search numbers each new chunk once; an expansion changes a
+    // source's text in place), so the ones not yet announced are those past the count announced.
+    let announced = 0;
     const newSources = function* () {
-      for (const source of answer.sources) {
-        if (announced.has(source.id)) continue;
-        announced.add(source.id);
-        yield event(sourcePart(source));
-      }
+      while (announced < answer.sources.length) yield event(sourcePart(answer.sources[announced++]!));
     };
     const sourcesPart = () => event({ type: "data-sources", ...(answer.agentic ? { id: "sources" } : {}), data: answer.sources });
     yield* newSources();

@@ -2,15 +2,29 @@
  * The language-model port used by chat: a model that streams its answer to a conversation.
  * One module per provider under llm/providers/ exports `create`; llm/registry.ts loads them.
  */
-import { FINISH_REASONS, type FinishReason, type ChatMessage, type ToolCall } from "../domain/chat-messages.ts";
+import type { FinishReason, ChatMessage, ToolCall } from "../domain/chat-messages.ts";
 
-export { FINISH_REASONS, type FinishReason, type ChatMessage, type ToolCall };
+export type { FinishReason, ChatMessage, ToolCall };
 
 /** A tool the model may call: its name, what it does and a JSON Schema (an object) of its input. */
 export interface ToolSpec {
   name: string;
   description: string;
   inputSchema: Record<string, unknown>;
+}
+
+/**
+ * A tool call from the pieces a provider streams: its input's JSON text, empty meaning no input. Text
+ * that is not JSON is passed on as it is, for the tool to refuse, not dropped.
+ */
+export function toolCallOf(id: string, name: string, inputText: string): ToolCall {
+  let input: unknown = inputText;
+  try {
+    input = inputText.trim() === "" ? {} : JSON.parse(inputText);
+  } catch {
+    // Kept as text.
+  }
+  return { id, name, input };
 }
 
 

@@ -35,21 +35,21 @@ export interface AgentContext {
   sources: ChatSource[];
 }
 
-export const searchToolInput = z.object({
+const searchToolInput = z.object({
   query: z.string().check(z.minLength(1), z.maxLength(1000), z.refine((query) => query.trim() !== "", "must contain more than whitespace")),
   mode: z.optional(z.enum(["semantic", "keyword", "hybrid"])),
   filter: z.optional(metadataFilter),
 });
 
 const neighbours = z.optional(z.number().check(z.int(), z.gte(0), z.lte(EXPANSION_LIMITS.neighbours)));
-export const expandToolInput = z.object({
+const expandToolInput = z.object({
   source: z.number().check(z.int(), z.gte(1), z.lte(AGENT_LIMITS.sources)),
   before: neighbours,
   after: neighbours,
 });
 
 /** What the model is told of the tools; the zod schemas above check what it sends. */
-export const AGENT_TOOLS: ToolSpec[] = [
+const AGENT_TOOLS: ToolSpec[] = [
   {
     name: "search",
     description:

@@ -3,7 +3,7 @@ import { getHosting } from "../db/hosting.ts";
 import { busy, unprocessable } from "../domain/errors.ts";
 import { citedHit } from "../domain/hosted/page.ts";
 import { assertChatModelAllowed, chatModelHere, type LlmConfig } from "../domain/llm-config.ts";
-import { hostingChatModel } from "../domain/hosting.ts";
+import { hostingChatModel, type HostingRecord } from "../domain/hosting.ts";
 import type { NamespaceRecord } from "../domain/namespace.ts";
 import type { SearchRequest } from "../domain/search.ts";
 import { chatModelFor } from "../llm/index.ts";
@@ -59,8 +59,7 @@ export async function answerCaller(namespace: NamespaceRecord, tenantId: string 
   const hosting = await getHosting(namespace.id);
   const { messages: _messages, query: _query, stream: _stream, systemPrompt, llmConfig: requested, maxOutputTokens, temperature, agentic, maxToolRounds, ...retrieval } = request;
   const llmConfig = requested ?? (hosting ? hostingChatModel(hosting) : undefined);
-  // The request decides; without a word from it, the hosting's chat mode.
-  const toolRounds = (agentic ?? hosting?.chatMode === "agentic") ? (maxToolRounds ?? AGENT_LIMITS.defaultToolRounds) : undefined;
+  const toolRounds = toolRoundsOf(hosting, agentic, maxToolRounds);
   return startAnswer(namespace, tenantId, {
     conversation: conversationOf(request),
     retrieval: { ...retrieval, query: "", includeMetadata: true },
@@ -74,6 +73,14 @@ export async function answerCaller(namespace: NamespaceRecord, tenantId: string 
 }
 
 /**
+ * The tool rounds a chat gets, absent for single-shot: agentic when the request says so, without a
+ * word from it when the hosting's chat mode is; the request's `maxToolRounds`, else the default.
+ */
+export function toolRoundsOf(hosting: Pick<HostingRecord, "chatMode"> | null, agentic?: boolean, maxToolRounds?: number): number | undefined {
+  return (agentic ?? hosting?.chatMode === "agentic") ? (maxToolRounds ?? AGENT_LIMITS.defaultToolRounds) : undefined;
+}
+
+/**
  * Retrieves, prompts and starts the model. Everything that can be refused is refused here, before
  * a response has begun: no model configured (422 naming `llmConfig`), a model that rejects the
  * configuration or that nothing answers at its address (422, "no model reachable") or is busy (429, try again).
@@ -84,7 +91,8 @@ export async function startAnswer(namespace: NamespaceRecord, tenantId: string |
   if (!choice) {
     throw unprocessable("llmConfig: no language model is configured for chat here; set llmConfig (Amazon Bedrock or an OpenAI-compatible endpoint) on the hosting or in the request.");
   }
-  if (input.toolRounds !== undefined) return startAgent(namespace, tenantId, input, choice, input.toolRounds);
+  const label = `${choice.provider.toLowerCase()}:${choice.model}`;
+  if (input.toolRounds !== undefined) return startAgent(namespace, tenantId, input, choice, label, input.toolRounds);
   const retrieval: SearchRequest = { ...input.retrieval, query: retrievalQuery(input.conversation).slice(0, 10_000), includeMetadata: true };
   const { results, outcome } = await rerankResults(namespace, retrieval, await search(namespace, tenantId, retrieval));
   const hits = retrieval.expand ? (await expandHits(namespace, tenantId, results, retrieval.expand)).map((hit) => ({ ...hit, text: passageWindow(hit.passage, CHAT_LIMITS.sourceLength) })) : results;
@@ -96,12 +104,11 @@ export async function startAnswer(namespace: NamespaceRecord, tenantId: string |
     ...(input.temperature !== undefined ? { temperature: input.temperature } : {}),
     signal: controller.signal,
   });
-  const label = `${choice.provider.toLowerCase()}:${choice.model}`;
   return { sources, model: label, rerank: outcome, agentic: false, ...(await firstArrived(stream, label, namespace.id, controller)) };
 }
 
 /** The agentic answer: started once the model's first round has produced something, like single-shot. */
-async function startAgent(namespace: NamespaceRecord, tenantId: string | null, input: ChatInput, choice: NonNullable<ReturnType<typeof chatModelHere>>, rounds: number): Promise<StartedAnswer> {
+async function startAgent(namespace: NamespaceRecord, tenantId: string | null, input: ChatInput, choice: NonNullable<ReturnType<typeof chatModelHere>>, label: string, rounds: number): Promise<StartedAnswer> {
   const model = await chatModelFor(choice);
   const controller = new AbortController();
   const sources: ChatSource[] = [];
@@ -117,7 +124,6 @@ async function startAgent(namespace: NamespaceRecord, tenantId: string | null, i
       signal: controller.signal,
     },
   );
-  const label = `${choice.provider.toLowerCase()}:${choice.model}`;
   return { sources, model: label, rerank: null, agentic: true, ...(await firstArrived(events, label, namespace.id, controller)) };
 }
 

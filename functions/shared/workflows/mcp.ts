@@ -4,6 +4,7 @@ import { listNamespaces, loadNamespaceForOrganization } from "../db/namespaces.t
 import { createIngestJobBody } from "../domain/ingest-job.ts";
 import { jobToWire } from "../domain/wire/ingest-job.ts";
 import { documentListQuery } from "../domain/list-query.ts";
+import { idParam, TENANT_PATTERN } from "../domain/params.ts";
 import type { NamespaceRecord } from "../domain/namespace.ts";
 import { namespaceToWire } from "../domain/wire/namespace.ts";
 import { expansionInput, searchBody } from "../domain/search.ts";
@@ -12,7 +13,7 @@ import { expandHits } from "./expansion.ts";
 import { createIngestJob } from "./ingestion/create-job.ts";
 import { listDocuments } from "./ingestion/lookups.ts";
 import { documentsToWire, readDocumentToWire } from "./records-to-wire.ts";
-import { chunkIdInput, citationOf, type McpTool, parse, ToolInputError } from "./mcp-common.ts";
+import { chunkIdInput, chunkOfInput, citationOf, type McpTool, parse, readAroundChunk } from "./mcp-common.ts";
 import { rerankResults } from "./rerank.ts";
 import { search } from "./search.ts";
 
@@ -34,12 +35,10 @@ export interface McpCaller {
   tenantId: string | null;
 }
 
-const TENANT = /^[A-Za-z0-9]{1,64}$/;
-
 /** Where a tool acts: the namespace (id or slug) and the tenant, as the HTTP API takes them in the path and header. */
 const target = z.object({
   namespace: z.string().check(z.minLength(1), z.maxLength(128)),
-  tenantId: z.optional(z.string().check(z.regex(TENANT, "must be 1 to 64 letters or digits"))),
+  tenantId: z.optional(z.string().check(z.regex(TENANT_PATTERN, "must be 1 to 64 letters or digits"))),
 });
 
 const TARGET_PROPERTIES = {
@@ -68,6 +67,9 @@ function inputSchemaOf(schema: z.ZodMiniType | null, required: string[] = []): R
     required: ["namespace", ...((rest.required as string[] | undefined) ?? []), ...required],
   };
 }
+
+/** The document get_document reads, checked as the HTTP API checks it in the path ("must be a document id (doc_...)"). */
+const documentIdInput = z.object({ documentId: idParam("document") });
 
 const ingestTextInput = z.object({ text: z.string(), fileName: z.optional(z.string()), config: z.optional(z.unknown()) });
 const ingestUrlInput = z.object({ url: z.string(), fileName: z.optional(z.string()), config: z.optional(z.unknown()) });
@@ -112,12 +114,9 @@ export const MCP_TOOLS: McpTool<McpCaller>[] = [
     writes: false,
     run: async (input, caller) => {
       const { where, rest } = split(input);
-      const { chunkId, ...expansion } = rest;
-      const { chunkId: id } = parse(chunkIdInput, { chunkId });
+      const { id, expansion } = chunkOfInput(rest);
       const { namespace, tenantId } = await namespaceOf(caller, where, "active");
-      const [hit] = await expandHits(namespace, tenantId, [{ id, text: "" }], parse(expansionInput, expansion), { readHits: true });
-      if (!hit || hit.passage.text === "") throw new ToolInputError(`chunkId: no chunk ${id} in this namespace and tenant`);
-      return { id, passage: hit.passage, citation: citationOf(id, undefined, null) };
+      return readAroundChunk(namespace, tenantId, id, expansion, "in this namespace and tenant");
     },
   },
   {
@@ -139,11 +138,11 @@ export const MCP_TOOLS: McpTool<McpCaller>[] = [
     name: "get_document",
     title: "Get a document",
     description: "A document's record: name, source, status, chunk and page counts.",
-    inputSchema: inputSchemaOf(z.object({ documentId: z.string() }), []),
+    inputSchema: inputSchemaOf(documentIdInput),
     writes: false,
     run: async (input, caller) => {
       const { where, rest } = split(input);
-      const { documentId } = parse(z.object({ documentId: z.string().check(z.regex(/^doc_[A-Za-z0-9_-]+$/, "must be a document id (doc_...)")) }), rest);
+      const { documentId } = parse(documentIdInput, rest);
       const { namespace, tenantId } = await namespaceOf(caller, where, "any");
       return { document: await readDocumentToWire(await loadDocumentForRequest(namespace.id, tenantId, documentId)) };
     },
@@ -166,6 +165,7 @@ export const MCP_TOOLS: McpTool<McpCaller>[] = [
     description: "Fetches a public http(s) URL (a web page, PDF, Office document ...) into a namespace as a new document; returns the ingest job.",
     inputSchema: inputSchemaOf(ingestUrlInput, ["url"]),
     writes: true,
+    openWorld: true,
     run: async (input, caller) => {
       const { where, rest } = split(input);
       const { url, fileName, config } = parse(ingestUrlInput, rest);

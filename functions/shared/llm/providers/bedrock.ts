@@ -2,7 +2,7 @@ import type { BedrockRuntimeClient, ContentBlock, ConverseStreamCommandInput, Co
 import { lazyImport } from "../../platform/lazy-import.ts";
 import { observed } from "../../platform/sdk-observer.ts";
 import type { ChatModelSettings } from "../registry.ts";
-import { ChatError, type ChatDelta, type ChatMessage, type ChatModel, type ChatOptions, type FinishReason, type ToolCall } from "../types.ts";
+import { ChatError, type ChatDelta, type ChatMessage, type ChatModel, type ChatOptions, type FinishReason, toolCallOf } from "../types.ts";
 
 /**
  * Amazon Bedrock's ConverseStream, reached with the function's IAM role: one request shape for
@@ -123,7 +123,7 @@ async function* converse(model: string, messages: ChatMessage[], options: ChatOp
   if (options.signal?.aborted) throw cancelled(model);
   // The stream ends with messageStop, then metadata; without it the answer was cut short.
   if (reason === undefined) throw new ChatError("BEDROCK", `Bedrock ended the answer of ${model} before it was complete`, { retryable: true });
-  for (const [, use] of [...uses.entries()].sort(([a], [b]) => a - b)) yield { type: "tool-call", call: toolCallOf(use) };
+  for (const [, use] of [...uses.entries()].sort(([a], [b]) => a - b)) yield { type: "tool-call", call: toolCallOf(use.id, use.name, use.input) };
   yield { type: "finish", reason, ...(usage ? { usage } : {}) };
 }
 
@@ -135,16 +135,6 @@ function eventText(event: ConverseStreamOutput): string | undefined {
     throw Object.assign(new Error(detail?.message ?? ""), { name: member.charAt(0).toUpperCase() + member.slice(1) });
   }
   return event.contentBlockDelta?.delta?.text;
-}
-
-function toolCallOf(use: { id: string; name: string; input: string }): ToolCall {
-  let input: unknown = use.input;
-  try {
-    input = use.input.trim() === "" ? {} : JSON.parse(use.input);
-  } catch {
-    // Not JSON: passed on as text, for the tool to refuse.
-  }
-  return { id: use.id, name: use.name, input };
 }
 
 function cancelled(model: string): ChatError {

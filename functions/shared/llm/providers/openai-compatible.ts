@@ -7,7 +7,7 @@ import { config } from "../../platform/env.ts";
 import { logger } from "../../platform/logger.ts";
 import { backoffMs, isRecord, isRetryableStatus, providerErrorDetail, retryAfterMs, scrub, trimSlash } from "../../platform/provider-http.ts";
 import type { ChatModelSettings } from "../registry.ts";
-import { ChatError, type ChatDelta, type ChatMessage, type ChatModel, type ChatOptions, type FinishReason, type ToolCall } from "../types.ts";
+import { ChatError, type ChatDelta, type ChatMessage, type ChatModel, type ChatOptions, type FinishReason, toolCallOf } from "../types.ts";
 
 /**
  * Any server speaking OpenAI's Chat Completions streaming protocol (OpenAI, Azure OpenAI's v1
@@ -290,17 +290,6 @@ const FINISH_REASONS: Readonly<Record<string, FinishReason>> = {
   tool_calls: "tool-calls",
   function_call: "tool-calls",
 };
-
-/** A call's input: its arguments as JSON; arguments that are not JSON are passed on as text, for the tool to refuse. */
-function toolCallOf(id: string, name: string, args: string): ToolCall {
-  let input: unknown = args;
-  try {
-    input = args.trim() === "" ? {} : JSON.parse(args);
-  } catch {
-    // kept as text
-  }
-  return { id, name, input };
-}
 
 function* callDeltas(state: StreamState): Generator<ChatDelta> {
   for (const [index, call] of [...state.calls.entries()].sort(([a], [b]) => a - b)) {

@@ -65,7 +65,7 @@ export async function runDeletion(message: DeleteMessage, budget: StepBudget): P
 }
 
 /** deleteDocument's work: the document goes, and its job's counts of the current run follow. */
-export async function deleteDocumentCascade(documentId: string): Promise<void> {
+async function deleteDocumentCascade(documentId: string): Promise<void> {
   let document = await getDocument(documentId);
   if (!document || !DELETION_STATUSES.includes(document.status)) return;
   document = (await documentUpdates.startDeleting(document)) ?? document;
@@ -77,7 +77,7 @@ export async function deleteDocumentCascade(documentId: string): Promise<void> {
 }
 
 /** deleteIngestJob's work: every document of the job, then the job itself. */
-export async function deleteJobCascade(jobId: string, budget: StepBudget): Promise<StepResult> {
+async function deleteJobCascade(jobId: string, budget: StepBudget): Promise<StepResult> {
   let job = await getIngestJob(jobId);
   if (!job || !DELETION_STATUSES.includes(job.status)) return "done";
   job = (await jobUpdates.startDeleting(job)) ?? job;
@@ -109,7 +109,7 @@ const INDEX_SETTLE_MS = 5_000;
  * then the namespace. The indexes are read once, page after page; they may still list records
  * deleted a moment ago, so every entry is re-read (strongly) and skipped when its record is gone.
  */
-export async function deleteNamespaceCascade(namespaceId: string, budget: StepBudget): Promise<StepResult> {
+async function deleteNamespaceCascade(namespaceId: string, budget: StepBudget): Promise<StepResult> {
   const namespace = await getNamespace(namespaceId);
   // Already gone (a duplicate delivery), or the deletion was rolled back: nothing to do.
   if (!namespace || namespace.status !== "DELETING") return "done";

@@ -1,7 +1,6 @@
 import type { ChatMessage } from "../../llm/types.ts";
-import { type StartedAnswer, startAnswer } from "../chat.ts";
+import { type StartedAnswer, startAnswer, toolRoundsOf } from "../chat.ts";
 import { hostingChatModel } from "../../domain/hosting.ts";
-import { AGENT_LIMITS } from "../../domain/chat.ts";
 import type { PublishedPage } from "./page.ts";
 import { pageRetrieval } from "./search.ts";
 
@@ -9,12 +8,13 @@ import { pageRetrieval } from "./search.ts";
 export function answerVisitor(page: PublishedPage, conversation: ChatMessage[]): Promise<StartedAnswer> {
   const { hosting, namespace } = page;
   const model = hostingChatModel(hosting);
+  const toolRounds = toolRoundsOf(hosting);
   return startAnswer(namespace, null, {
     conversation,
     retrieval: pageRetrieval(hosting, ""),
     systemPrompt: hosting.systemPrompt,
     ...(model ? { llmConfig: model } : {}),
     citationMetadataPath: hosting.citationMetadataPath,
-    ...(hosting.chatMode === "agentic" ? { toolRounds: AGENT_LIMITS.defaultToolRounds } : {}),
+    ...(toolRounds !== undefined ? { toolRounds } : {}),
   });
 }

@@ -1,4 +1,4 @@
-import { getDocuments } from "../../db/documents.ts";
+import { getDocument, getDocuments } from "../../db/documents.ts";
 import { notFound } from "../../domain/errors.ts";
 import { DELETION_STATUSES } from "../../domain/statuses.ts";
 import { storedFileUrl } from "../downloads.ts";
@@ -10,7 +10,7 @@ import type { PublishedPage } from "./page.ts";
  */
 
 /** A page's source-file link is opened by a click, not kept: it need not last longer. */
-export const PAGE_DOWNLOAD_SECONDS = 300;
+const PAGE_DOWNLOAD_SECONDS = 300;
 
 /** Which of these documents have an uploaded file the page may hand out (see pageSourceFileUrl). */
 export async function pageFiles(page: PublishedPage, documentIds: string[]): Promise<Set<string>> {
@@ -19,7 +19,10 @@ export async function pageFiles(page: PublishedPage, documentIds: string[]): Pro
   return new Set([...documents.values()].filter((document) => servesFile(page, document)).map((document) => document.id));
 }
 
-function servesFile(page: PublishedPage, document: { namespaceId: string; tenantId: string | null; status: string; source?: { type: string } }): boolean {
+function servesFile<D extends { namespaceId: string; tenantId: string | null; status: string; source?: { type: string } }>(
+  page: PublishedPage,
+  document: D,
+): document is D & { source: { type: "MANAGED_FILE" } } {
   return (
     document.namespaceId === page.namespace.id &&
     // Tenant-scoped content is never reachable from a page, as in search.
@@ -36,7 +39,7 @@ function servesFile(page: PublishedPage, document: { namespaceId: string; tenant
  */
 export async function pageSourceFileUrl(page: PublishedPage, documentId: string): Promise<string> {
   const missing = () => notFound(`No source file of document ${documentId} on this page.`);
-  const document = (await getDocuments([documentId])).get(documentId);
-  if (!document || !servesFile(page, document) || document.source.type !== "MANAGED_FILE") throw missing();
+  const document = await getDocument(documentId);
+  if (!document || !servesFile(page, document)) throw missing();
   return storedFileUrl(document, document.source.key, missing, PAGE_DOWNLOAD_SECONDS);
 }

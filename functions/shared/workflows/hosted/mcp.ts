@@ -1,10 +1,10 @@
 import { forbidden } from "../../domain/errors.ts";
-import { expansionInput, searchBody } from "../../domain/search.ts";
+import { searchBody } from "../../domain/search.ts";
 import * as z from "../../platform/zod.ts";
 import { expandHits } from "../expansion.ts";
 import type { PublishedPage } from "./page.ts";
 import { pageRetrieval } from "./search.ts";
-import { chunkIdInput, citationOf, type McpTool, parse, ToolInputError } from "../mcp-common.ts";
+import { chunkOfInput, citationOf, type McpTool, parse, readAroundChunk } from "../mcp-common.ts";
 import { rerankResults } from "../rerank.ts";
 import { search } from "../search.ts";
 
@@ -69,11 +69,8 @@ export const PAGE_MCP_TOOLS: McpTool<PublishedPage>[] = [
     writes: false,
     run: async (input, page) => {
       if (!page.hosting.searchEnabled) throw forbidden("Search is not enabled on this page.");
-      const { chunkId, ...rest } = input;
-      const { chunkId: id } = parse(chunkIdInput, { chunkId });
-      const [hit] = await expandHits(page.namespace, null, [{ id, text: "" }], parse(expansionInput, rest), { readHits: true });
-      if (!hit || hit.passage.text === "") throw new ToolInputError(`chunkId: no chunk ${id} on this page`);
-      return { id, passage: hit.passage, citation: citationOf(id, undefined, null) };
+      const { id, expansion } = chunkOfInput(input);
+      return readAroundChunk(page.namespace, null, id, expansion, "on this page");
     },
   },
 ];

@@ -23,7 +23,7 @@ export function pageRetrieval(hosting: HostingRecord, query: string): SearchRequ
 }
 
 /** Characters of a hit shown before "Show more": a few lines, enough to judge it. */
-export const SNIPPET_CHARACTERS = 300;
+const SNIPPET_CHARACTERS = 300;
 
 /** The search tab, over untenanted records only. */
 export async function searchPublishedPage(page: PublishedPage, query: string): Promise<HostedSearchHit[]> {

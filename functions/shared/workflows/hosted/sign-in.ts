@@ -8,6 +8,7 @@ import { forbidden, invalidRequest } from "../../domain/errors.ts";
 import { isAllowedVisitor, SESSION_SECONDS, SIGN_IN_LINK_SECONDS, signSession } from "../../domain/hosted/access.ts";
 import { emailSender } from "../../email/index.ts";
 import { config } from "../../platform/env.ts";
+import { faultPoint } from "../../platform/fault-points.ts";
 import { logger } from "../../platform/logger.ts";
 import { countEvent } from "../../platform/metrics.ts";
 import { enqueue } from "../../queue/send.ts";
@@ -60,33 +61,42 @@ export async function deliverSignIn(request: { namespaceId: string; slug: string
   const address = addressHash(request.email);
   const expiresAtMs = now + SIGN_IN_LINK_SECONDS * 1000;
   if (!(await claimPendingLink(namespace.id, address, expiresAtMs, now))) return "skipped";
-  const capped = await countRequest(
-    [
-      { name: `signin-mail:organization:${namespace.organizationId}`, limit: SIGN_IN_LIMITS.mailsPerOrganizationPerHour, windowSeconds: 3600 },
-      { name: `signin-mail:address:${address}`, limit: SIGN_IN_LIMITS.mailsPerAddressPerHour, windowSeconds: 3600 },
-    ],
-    now,
-  );
-  if (!capped.allowed) {
-    await releasePendingLink(namespace.id, address);
-    countEvent("SignInMailsCapped", "sign-in mail not sent: hourly cap reached", { namespaceId: namespace.id, slug: hosting.slug, cap: capped.name.split(":")[1] });
-    return "capped";
-  }
-  const token = randomBytes(32).toString("base64url");
-  await saveSignInToken(tokenHash(token), { namespaceId: namespace.id, email: request.email, expiresAtMs });
-  // The page's address as API Gateway reported it (host, stage and slug), without its scheme so mail
-  // clients do not turn it into a second link.
-  const page = request.pageUrl.replace(/^https?:\/\//, "");
+  // Every way out that sends nothing gives the claim back, a thrown error included: the queue retries
+  // the request, and a claim left behind would answer that retry "skipped" and lock the address out
+  // until the claim expires.
+  let sent = false;
   try {
-    await sender.send({
-      to: request.email,
-      subject: `Your sign-in link for ${page}`,
-      text: `Open this link to sign in to ${page}. It works once, within ${SIGN_IN_LINK_SECONDS / 60} minutes:\n\n${request.pageUrl}/session?token=${token}\n\nIf you did not ask for it, ignore this message.`,
-    });
-  } catch (error) {
-    await Promise.all([deleteSignInToken(tokenHash(token)), releasePendingLink(namespace.id, address)]);
-    countEvent("SignInMailFailures", "sign-in mail failed", { namespaceId: namespace.id, slug: hosting.slug, reason: redactAddresses(error instanceof Error ? `${error.name}: ${error.message}` : String(error)) }, "error");
-    return "failed";
+    await faultPoint("sign-in:link-claimed");
+    const capped = await countRequest(
+      [
+        { name: `signin-mail:organization:${namespace.organizationId}`, limit: SIGN_IN_LIMITS.mailsPerOrganizationPerHour, windowSeconds: 3600 },
+        { name: `signin-mail:address:${address}`, limit: SIGN_IN_LIMITS.mailsPerAddressPerHour, windowSeconds: 3600 },
+      ],
+      now,
+    );
+    if (!capped.allowed) {
+      countEvent("SignInMailsCapped", "sign-in mail not sent: hourly cap reached", { namespaceId: namespace.id, slug: hosting.slug, cap: capped.name.split(":")[1] });
+      return "capped";
+    }
+    const token = randomBytes(32).toString("base64url");
+    await saveSignInToken(tokenHash(token), { namespaceId: namespace.id, email: request.email, expiresAtMs });
+    // The page's address as API Gateway reported it (host, stage and slug), without its scheme so mail
+    // clients do not turn it into a second link.
+    const page = request.pageUrl.replace(/^https?:\/\//, "");
+    try {
+      await sender.send({
+        to: request.email,
+        subject: `Your sign-in link for ${page}`,
+        text: `Open this link to sign in to ${page}. It works once, within ${SIGN_IN_LINK_SECONDS / 60} minutes:\n\n${request.pageUrl}/session?token=${token}\n\nIf you did not ask for it, ignore this message.`,
+      });
+    } catch (error) {
+      await deleteSignInToken(tokenHash(token));
+      countEvent("SignInMailFailures", "sign-in mail failed", { namespaceId: namespace.id, slug: hosting.slug, reason: redactAddresses(error instanceof Error ? `${error.name}: ${error.message}` : String(error)) }, "error");
+      return "failed";
+    }
+    sent = true;
+  } finally {
+    if (!sent) await releasePendingLink(namespace.id, address);
   }
   logger.info("sign-in link sent", { namespaceId: namespace.id, slug: hosting.slug });
   return "sent";
