@@ -47,6 +47,9 @@ describe("MCP server", () => {
     expect(tools.map((tool) => tool.name)).toEqual(["list_namespaces", "search", "expand", "list_documents", "get_document", "ingest_text", "ingest_url"]);
     const search = tools.find((tool) => tool.name === "search")!;
     expect(search.inputSchema.required).toEqual(["namespace", "query"]);
+    // JSON Schema's `required` holds each name once.
+    for (const tool of tools) expect(new Set(tool.inputSchema.required ?? []).size, tool.name).toBe((tool.inputSchema.required ?? []).length);
+    expect(tools.find((tool) => tool.name === "ingest_url")!.inputSchema.required).toEqual(["namespace", "url"]);
     expect(Object.keys(search.inputSchema.properties ?? {})).toEqual(expect.arrayContaining(["namespace", "tenantId", "query", "topK", "mode", "filter", "expand"]));
     expect(tools.find((tool) => tool.name === "ingest_text")!.annotations?.readOnlyHint).toBe(false);
     expect(search.annotations?.readOnlyHint).toBe(true);

@@ -57,14 +57,15 @@ async function namespaceOf(caller: McpCaller, where: z.output<typeof target>, ac
 }
 
 /** A request schema as JSON Schema for the tool's input, with the target's properties added. */
-function inputSchemaOf(schema: z.ZodMiniType | null, required: string[] = []): Record<string, unknown> {
+function inputSchemaOf(schema: z.ZodMiniType | null): Record<string, unknown> {
   const body = schema ? (z.toJSONSchema(schema, { io: "input", unrepresentable: "any" }) as Record<string, unknown>) : {};
   const { $schema: _dialect, ...rest } = body;
   return {
     ...rest,
     type: "object",
     properties: { ...TARGET_PROPERTIES, ...((rest.properties as Record<string, unknown> | undefined) ?? {}) },
-    required: ["namespace", ...((rest.required as string[] | undefined) ?? []), ...required],
+    // What zod requires, and the target: JSON Schema wants each name once, so nothing is added twice.
+    required: ["namespace", ...((rest.required as string[] | undefined) ?? [])],
   };
 }
 
@@ -110,7 +111,7 @@ export const MCP_TOOLS: McpTool<McpCaller>[] = [
     name: "expand",
     title: "Read around a chunk",
     description: "Returns a chunk (by the id search gave) joined with the chunks before and after it in its document, the chunk's own range marked.",
-    inputSchema: inputSchemaOf(z.extend(chunkIdInput, expansionInput.shape), ["chunkId"]),
+    inputSchema: inputSchemaOf(z.extend(chunkIdInput, expansionInput.shape)),
     writes: false,
     run: async (input, caller) => {
       const { where, rest } = split(input);
@@ -151,7 +152,7 @@ export const MCP_TOOLS: McpTool<McpCaller>[] = [
     name: "ingest_text",
     title: "Add text",
     description: "Adds a text (Markdown or plain) to a namespace as a new document; returns the ingest job, which completes shortly after.",
-    inputSchema: inputSchemaOf(ingestTextInput, ["text"]),
+    inputSchema: inputSchemaOf(ingestTextInput),
     writes: true,
     run: async (input, caller) => {
       const { where, rest } = split(input);
@@ -163,7 +164,7 @@ export const MCP_TOOLS: McpTool<McpCaller>[] = [
     name: "ingest_url",
     title: "Add a file by URL",
     description: "Fetches a public http(s) URL (a web page, PDF, Office document ...) into a namespace as a new document; returns the ingest job.",
-    inputSchema: inputSchemaOf(ingestUrlInput, ["url"]),
+    inputSchema: inputSchemaOf(ingestUrlInput),
     writes: true,
     openWorld: true,
     run: async (input, caller) => {
